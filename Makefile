@@ -1,0 +1,53 @@
+# Soundscape for Linux — the two commands of the README, and a few more.
+#   make run     install what is needed, build, import the bundled Helsinki map once, start the assistant
+#   make test    install what is needed, build, run every test (integration tests under real daemons)
+#   make bench   release build, then print every measured figure against its target
+
+SWIFT        ?= swift
+DATA         ?= $(CURDIR)/.data
+export SOUNDSCAPE_DATA := $(DATA)
+XDG_DATA_HOME ?= $(HOME)/.local/share
+MAP_DB       ?= $(XDG_DATA_HOME)/soundscape/map.sqlite
+BUNDLED_PBF  := $(DATA)/osm/Helsinki.osm.pbf
+RELEASE_BIN  := .build/release/soundscape
+RUN_ARGS     ?=
+
+.PHONY: all setup build release run test unit-test bench proto clean
+
+all: build
+
+setup:
+	@bash scripts/setup
+
+build: setup
+	$(SWIFT) build
+
+release: setup
+	$(SWIFT) build -c release
+
+# The bundled map: imported once into the default database, again only when the extract changes.
+$(MAP_DB): $(BUNDLED_PBF) | release
+	@mkdir -p "$(dir $(MAP_DB))"
+	$(RELEASE_BIN) import "$(BUNDLED_PBF)" --db "$(MAP_DB)"
+
+$(BUNDLED_PBF): | setup
+
+run: release $(MAP_DB)
+	$(RELEASE_BIN) run --db "$(MAP_DB)" $(RUN_ARGS)
+
+# Every test: unit tests and the integration tests, which need the private PulseAudio and gpsd
+# that scripts/with-test-services starts and stops around the run.
+test: setup
+	$(SWIFT) build --build-tests
+	bash scripts/with-test-services $(SWIFT) test --skip-build
+
+bench: release
+	bash scripts/with-test-services $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)"
+
+# Regenerate the Swift for the OSM PBF messages (needs protoc and protoc-gen-swift on PATH; the output is committed).
+proto:
+	protoc --swift_out=Sources/MapData/PBF/Generated --swift_opt=Visibility=Internal \
+	  -I Sources/MapData/PBF/proto Sources/MapData/PBF/proto/fileformat.proto Sources/MapData/PBF/proto/osmformat.proto
+
+clean:
+	rm -rf .build

@@ -1,0 +1,60 @@
+// swift-tools-version:6.1
+// Soundscape for Linux — a hands-free, voice-controlled 3-D audio street assistant.
+// One target per pipeline stage (see README "Layout"); each imports only what is left of it or below it.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Soundscape",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
+        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
+    ],
+    targets: [
+        // ---- C system libraries (module map + pkg-config; Debian packages named in providers) ----
+        .systemLibrary(name: "CPocketSphinx", pkgConfig: "pocketsphinx",
+                       providers: [.apt(["libpocketsphinx-dev", "libsphinxbase-dev", "pocketsphinx-en-us"])]),
+        .systemLibrary(name: "CEspeakNG", pkgConfig: "espeak-ng", providers: [.apt(["libespeak-ng-dev"])]),
+        .systemLibrary(name: "CPulseAudio", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+
+        // ---- pipeline stages ----
+        .target(name: "Geo", swiftSettings: strict),
+        .target(name: "Location",
+                dependencies: ["Geo",
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: strict),
+        .target(name: "Audio",
+                dependencies: ["Geo", "CEspeakNG", "CPulseAudio", "CMySofa",
+                               .product(name: "Atomics", package: "swift-atomics"),
+                               .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
+        .target(name: "Speech",
+                dependencies: ["CPocketSphinx", .product(name: "Logging", package: "swift-log")],
+                swiftSettings: strict),
+        .target(name: "App",
+                dependencies: ["Geo", "Location", "Audio", "Speech",
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                swiftSettings: strict),
+        // ---- tests ----
+        .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: strict),
+        .testTarget(name: "LocationTests", dependencies: ["Location", "Geo"], swiftSettings: strict),
+        .testTarget(name: "AudioTests", dependencies: ["Audio"], swiftSettings: strict),
+        // Needs the real daemons: run under scripts/with-test-services (make test does).
+        .testTarget(name: "IntegrationTests",
+                    dependencies: ["Audio", "Speech", "Location", "App", "Geo"],
+                    swiftSettings: strict),
+    ]
+)

@@ -1,0 +1,40 @@
+import Foundation
+
+/// Where the program finds its own files (grammars, models, sounds) and the user's data.
+///
+/// The installed layout and the source checkout are both supported: `SOUNDSCAPE_HOME` names the folder that
+/// holds `Grammars/`, `Models/` and `Sounds/`; otherwise the folder of the executable and its parents are
+/// searched (a `swift build` binary lives in `.build/<config>/`), then the current directory.
+public struct ProjectPaths: Sendable, Equatable {
+    public var home: URL
+
+    public init(home: URL) { self.home = home }
+
+    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment,
+                              executable: String = CommandLine.arguments.first ?? "") -> ProjectPaths {
+        if let explicit = environment["SOUNDSCAPE_HOME"] { return ProjectPaths(home: URL(fileURLWithPath: explicit)) }
+        var candidates: [URL] = []
+        var dir = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<5 {
+            candidates.append(dir)
+            dir = dir.deletingLastPathComponent()
+        }
+        candidates.append(URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+        let found = candidates.first { FileManager.default.fileExists(atPath: $0.appendingPathComponent("Grammars").path) }
+        return ProjectPaths(home: found ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath))
+    }
+
+    public var grammars: URL { home.appendingPathComponent("Grammars") }
+    public var models: URL { home.appendingPathComponent("Models") }
+    public var sounds: URL { home.appendingPathComponent("Sounds") }
+    public var commandGrammar: URL { grammars.appendingPathComponent("commands.gram") }
+    public var extraDictionary: URL { models.appendingPathComponent("extra.dict") }
+    /// Third-party data fetched by scripts/setup (`SOUNDSCAPE_DATA` overrides).
+    public func data(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        environment["SOUNDSCAPE_DATA"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".data")
+    }
+    /// The bundled map extract (central Helsinki).
+    public func bundledMapExtract(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        data(environment: environment).appendingPathComponent("osm/Helsinki.osm.pbf")
+    }
+}

@@ -1,0 +1,4 @@
+// PocketSphinx 5prealpha (Debian 12: libpocketsphinx-dev) and the sphinxbase logging control.
+#include <pocketsphinx.h>
+#include <sphinxbase/err.h>
+#include <sphinxbase/cmd_ln.h>

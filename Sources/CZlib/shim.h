@@ -1,0 +1,2 @@
+// zlib, for the deflate-compressed blobs of OpenStreetMap PBF files.
+#include <zlib.h>

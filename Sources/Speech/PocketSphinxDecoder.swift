@@ -1,0 +1,170 @@
+import CPocketSphinx
+import Foundation
+
+/// Where the PocketSphinx acoustic model and dictionary are.
+public struct AcousticModel: Sendable, Hashable, Codable {
+    /// Folder with `mdef`, `means`, `variances`, `feat.params`, … (PocketSphinx's `-hmm`).
+    public var modelDirectory: String
+    /// Pronunciation dictionary (PocketSphinx's `-dict`).
+    public var dictionary: String
+
+    /// The US English model of Debian's pocketsphinx-en-us package.
+    public static let debianEnglish = AcousticModel(
+        modelDirectory: "/usr/share/pocketsphinx/model/en-us/en-us",
+        dictionary: "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict")
+
+    public init(modelDirectory: String, dictionary: String) {
+        self.modelDirectory = modelDirectory
+        self.dictionary = dictionary
+    }
+
+    /// Files that must exist for the model to load; empty when all are there.
+    public var missingFiles: [String] {
+        let needed = ["mdef", "means", "variances", "transition_matrices", "feat.params"].map { "\(modelDirectory)/\($0)" } + [dictionary]
+        return needed.filter { !FileManager.default.fileExists(atPath: $0) }
+    }
+}
+
+public struct RecognitionError: Error, CustomStringConvertible, Equatable {
+    public var message: String
+    public var description: String { message }
+    public init(message: String) { self.message = message }
+}
+
+/// What the decoder heard in one utterance.
+public struct Hypothesis: Sendable, Equatable {
+    /// Recognized words, lowercase, separated by single spaces; empty when nothing matched.
+    public var text: String
+    /// The decoder's path score (log domain, more negative is worse).
+    public var score: Int32
+    /// Number of 10 ms feature frames decoded.
+    public var frames: Int
+}
+
+/// One long-lived PocketSphinx decoder (keep one per audio stream: its live cepstral mean adapts across
+/// utterances). Not thread-safe: use it from one task or thread at a time.
+public final class PocketSphinxDecoder {
+    public static let sampleRate = 16_000
+
+    private let decoder: OpaquePointer
+    private let config: OpaquePointer
+
+    /// - Parameter options: extra PocketSphinx options, e.g. `["-beam", "1e-60"]`.
+    public init(model: AcousticModel = .debianEnglish, options: [String] = []) throws {
+        let missing = model.missingFiles
+        guard missing.isEmpty else {
+            throw RecognitionError(message: "the speech model is incomplete; missing \(missing.joined(separator: ", ")) (install pocketsphinx-en-us)")
+        }
+        SphinxLog.shared.install()
+        let args = ["-hmm", model.modelDirectory, "-dict", model.dictionary] + options
+        var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
+        defer { argv.forEach { free($0) } }
+        guard let cfg = cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1) else {
+            throw RecognitionError(message: "PocketSphinx rejected its options \(options)")
+        }
+        config = cfg
+        guard let ps = ps_init(cfg) else {
+            _ = cmd_ln_free_r(cfg)
+            throw RecognitionError(message: "PocketSphinx could not load the model in \(model.modelDirectory)")
+        }
+        decoder = ps
+    }
+
+    deinit {
+        _ = ps_free(decoder)
+        _ = cmd_ln_free_r(config)
+    }
+
+    /// Adds (or with `update` replaces) a dictionary word. Phones are CMU phones, e.g. "S AW N D S K EY P".
+    /// An alternative pronunciation of an existing word is named `word(2)`, `word(3)`, ….
+    public func addWord(_ word: String, phones: String) throws {
+        if ps_add_word(decoder, word, phones, 1) < 0 {
+            throw RecognitionError(message: "cannot add \"\(word)\" with phones \"\(phones)\": \(lastLogErrors())")
+        }
+    }
+
+    /// Whether the dictionary has `word`.
+    public func knows(_ word: String) -> Bool {
+        guard let phones = ps_lookup_word(decoder, word) else { return false }
+        free(phones)
+        return true
+    }
+
+    /// Loads a JSGF grammar from text under a search name and makes it the active search.
+    public func useGrammar(jsgf: String, name: String = "commands") throws {
+        if ps_set_jsgf_string(decoder, name, jsgf) < 0 {
+            throw RecognitionError(message: "the grammar \"\(name)\" did not load: \(lastLogErrors())")
+        }
+        if ps_set_search(decoder, name) < 0 {
+            throw RecognitionError(message: "cannot switch to the grammar \"\(name)\"")
+        }
+    }
+
+    /// Decodes one whole utterance of 16 kHz mono 16-bit samples, streaming it in 1024-sample chunks
+    /// as live input would arrive.
+    public func decode(_ samples: [Int16]) throws -> Hypothesis {
+        try begin()
+        var start = 0
+        while start < samples.count {
+            let end = min(start + 1024, samples.count)
+            try process(samples[start..<end])
+            start = end
+        }
+        return try end()
+    }
+
+    public func begin() throws {
+        if ps_start_utt(decoder) < 0 { throw RecognitionError(message: "cannot start an utterance: \(lastLogErrors())") }
+    }
+
+    public func process(_ chunk: ArraySlice<Int16>) throws {
+        let rc = chunk.withUnsafeBufferPointer { ps_process_raw(decoder, $0.baseAddress, $0.count, 0, 0) }
+        if rc < 0 { throw RecognitionError(message: "decoding failed: \(lastLogErrors())") }
+    }
+
+    public func end() throws -> Hypothesis {
+        if ps_end_utt(decoder) < 0 { throw RecognitionError(message: "cannot end the utterance: \(lastLogErrors())") }
+        var score: Int32 = 0
+        let text = ps_get_hyp(decoder, &score).map { String(cString: $0) } ?? ""
+        return Hypothesis(text: text.split(separator: " ").joined(separator: " "), score: score, frames: Int(ps_get_n_frames(decoder)))
+    }
+
+    /// The ERROR lines PocketSphinx logged most recently (it reports grammar and dictionary problems there).
+    func lastLogErrors() -> String { SphinxLog.shared.recentErrors() }
+}
+
+/// PocketSphinx and sphinxbase log through one process-wide FILE pointer. We point it, once, at a private
+/// temporary file (their INFO output is very chatty) and quote its ERROR lines in our own error messages.
+final class SphinxLog: @unchecked Sendable {
+    static let shared = SphinxLog()
+    private let lock = NSLock()
+    private let file: UnsafeMutablePointer<FILE>?
+    private var installed = false
+
+    private init() { file = tmpfile() }
+
+    func install() {
+        lock.withLock {
+            guard !installed else { return }
+            err_set_logfp(file)
+            installed = true
+        }
+    }
+
+    func recentErrors() -> String {
+        lock.withLock {
+            guard let file else { return "no details" }
+            fflush(file)
+            let size = ftell(file)
+            guard size > 0 else { return "no details" }
+            let window = min(size, 16_384)
+            fseek(file, size - window, SEEK_SET)
+            var bytes = [UInt8](repeating: 0, count: window)
+            let n = fread(&bytes, 1, window, file)
+            fseek(file, 0, SEEK_END)
+            let lines = String(decoding: bytes.prefix(n), as: UTF8.self).split(separator: "\n")
+            let errors = lines.filter { $0.hasPrefix("ERROR") }.suffix(3)
+            return errors.isEmpty ? "no details" : errors.joined(separator: "; ")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Geo
+import Location
+import Testing
+
+@Suite("gpsd fed by gpsfake")
+struct GpsdSmokeTests {
+    @Test func ourClientReceivesFixesOfTheWalk() async throws {
+        let endpoint = try #require(GpsdEndpoint(try TestServices.gpsd()))
+        var fixes: [LocationFix] = []
+        var headings: [Double] = []
+        let deadline = ContinuousClock.now + .seconds(15)
+        for try await report in GpsdConnection.reports(from: endpoint) {
+            switch report {
+            case .fix(let fix): fixes.append(fix)
+            case .heading(let h, _): headings.append(h)
+            default: break
+            }
+            if fixes.count >= 4 || ContinuousClock.now > deadline { break }
+        }
+        #expect(fixes.count >= 4)
+        // The fixture walks east from Rautatientori (60.171 N, 24.942 E) at 1.4 m/s, course 90°.
+        let start = Coordinate(latitude: 60.171, longitude: 24.942)
+        for fix in fixes {
+            #expect(fix.coordinate.distance(to: start) < 60, "fix \(fix.coordinate) is not on the walk")
+            #expect(fix.mode >= .twoD)
+        }
+        let moving = fixes.filter { $0.speed != nil }
+        #expect(!moving.isEmpty)
+        for fix in moving {
+            #expect(abs(fix.speed! - 1.4) < 0.05)
+            #expect(abs(fix.course! - 90) < 0.5)
+        }
+        #expect(headings.allSatisfy { abs($0 - 90) < 0.5 })
+    }
+
+    @Test func aPortWithNoDaemonFailsQuicklyAndSaysSo() async throws {
+        let endpoint = GpsdEndpoint(host: "127.0.0.1", port: 1)
+        let started = ContinuousClock.now
+        do {
+            for try await _ in GpsdConnection.reports(from: endpoint) {}
+            Issue.record("connecting to a closed port must fail")
+        } catch let error as GpsdError {
+            #expect(error.description.contains("127.0.0.1:1"))
+        }
+        #expect(ContinuousClock.now - started < .seconds(3))
+    }
+}
