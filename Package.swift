@@ -35,6 +35,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: strict),
+        .target(name: "Callouts", dependencies: ["Geo"], resources: [.process("Resources")], swiftSettings: strict),
         .target(name: "Audio",
                 dependencies: ["Geo", "CEspeakNG", "CPulseAudio", "CMySofa",
                                .product(name: "Atomics", package: "swift-atomics"),
@@ -44,13 +45,14 @@ let package = Package(
                 dependencies: ["CPocketSphinx", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "App",
-                dependencies: ["Geo", "Location", "Audio", "Speech",
+                dependencies: ["Geo", "Location", "Callouts", "Audio", "Speech",
                                .product(name: "Logging", package: "swift-log"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: strict),
         // ---- tests ----
         .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: strict),
         .testTarget(name: "LocationTests", dependencies: ["Location", "Geo"], swiftSettings: strict),
+        .testTarget(name: "CalloutsTests", dependencies: ["Callouts", "Geo"], swiftSettings: strict),
         .testTarget(name: "AudioTests", dependencies: ["Audio"], swiftSettings: strict),
         // Needs the real daemons: run under scripts/with-test-services (make test does).
         .testTarget(name: "IntegrationTests",
