@@ -12,7 +12,7 @@ BUNDLED_PBF  := $(DATA)/osm/Helsinki.osm.pbf
 RELEASE_BIN  := .build/release/soundscape
 RUN_ARGS     ?=
 
-.PHONY: all setup build release run test unit-test bench proto clean
+.PHONY: all setup build release run test bench sounds proto clean
 
 all: build
 
@@ -36,13 +36,19 @@ run: release $(MAP_DB)
 	$(RELEASE_BIN) run --db "$(MAP_DB)" $(RUN_ARGS)
 
 # Every test: unit tests and the integration tests, which need the private PulseAudio and gpsd
-# that scripts/with-test-services starts and stops around the run.
+# that scripts/with-test-services starts and stops around the run. Tests run one at a time: many play
+# real audio through a real-time render thread or talk to real daemons, and on two cores parallel
+# suites starve each other's threads.
 test: setup
 	$(SWIFT) build --build-tests
-	bash scripts/with-test-services $(SWIFT) test --skip-build
+	bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel
 
 bench: release
 	bash scripts/with-test-services $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)"
+
+# Regenerate the earcons in Sounds/ (deterministic synthesis; the beacon loops are made in memory at start).
+sounds: setup
+	$(SWIFT) run soundscape sounds --output Sounds
 
 # Regenerate the Swift for the OSM PBF messages (needs protoc and protoc-gen-swift on PATH; the output is committed).
 proto:

@@ -11,13 +11,15 @@ let strict: [SwiftSetting] = [
 let package = Package(
     name: "Soundscape",
     platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "soundscape", targets: ["soundscape"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/apple/swift-atomics", from: "1.3.0"),
     ],
     targets: [
         // ---- C system libraries (module map + pkg-config; Debian packages named in providers) ----
@@ -30,6 +32,13 @@ let package = Package(
 
         // ---- pipeline stages ----
         .target(name: "Geo", swiftSettings: strict),
+        .target(name: "MapData",
+                dependencies: ["Geo", "CZlib",
+                               .product(name: "GRDB", package: "GRDB.swift"),
+                               .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                               .product(name: "Logging", package: "swift-log")],
+                exclude: ["PBF/proto"],
+                swiftSettings: strict),
         .target(name: "Location",
                 dependencies: ["Geo",
                                .product(name: "Logging", package: "swift-log"),
@@ -38,25 +47,32 @@ let package = Package(
         .target(name: "Callouts", dependencies: ["Geo"], resources: [.process("Resources")], swiftSettings: strict),
         .target(name: "Audio",
                 dependencies: ["Geo", "CEspeakNG", "CPulseAudio", "CMySofa",
-                               .product(name: "Atomics", package: "swift-atomics"),
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",
                 dependencies: ["CPocketSphinx", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "App",
-                dependencies: ["Geo", "Location", "Callouts", "Audio", "Speech",
+                dependencies: ["Geo", "MapData", "Location", "Callouts", "Audio", "Speech",
                                .product(name: "Logging", package: "swift-log"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: strict),
+        .executableTarget(name: "soundscape",
+                          dependencies: ["App", "Geo", "MapData", "Location", "Callouts", "Audio", "Speech",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Logging", package: "swift-log"),
+                                         .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                          swiftSettings: strict),
+
         // ---- tests ----
         .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: strict),
+        .testTarget(name: "MapDataTests", dependencies: ["MapData", "Geo", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(name: "LocationTests", dependencies: ["Location", "Geo"], swiftSettings: strict),
         .testTarget(name: "CalloutsTests", dependencies: ["Callouts", "Geo"], swiftSettings: strict),
-        .testTarget(name: "AudioTests", dependencies: ["Audio"], swiftSettings: strict),
+        .testTarget(name: "AudioTests", dependencies: ["Audio", "Geo"], swiftSettings: strict),
         // Needs the real daemons: run under scripts/with-test-services (make test does).
         .testTarget(name: "IntegrationTests",
-                    dependencies: ["Audio", "Speech", "Location", "App", "Geo"],
+                    dependencies: ["Audio", "Speech", "Location", "App", "Geo", "MapData", "Callouts"],
                     swiftSettings: strict),
     ]
 )

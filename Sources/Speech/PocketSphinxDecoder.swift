@@ -163,7 +163,14 @@ final class SphinxLog: @unchecked Sendable {
             let n = fread(&bytes, 1, window, file)
             fseek(file, 0, SEEK_END)
             let lines = String(decoding: bytes.prefix(n), as: UTF8.self).split(separator: "\n")
-            let errors = lines.filter { $0.hasPrefix("ERROR") }.suffix(3)
+            // Keep PocketSphinx's words, not the C file and line they came from.
+            let errors = lines.filter { $0.hasPrefix("ERROR") }.suffix(3).map { line -> String in
+                var text = Substring(line.dropFirst("ERROR:".count))
+                if let range = text.range(of: #"^\s*"[^"]*", line \d+:\s*"#, options: .regularExpression) {
+                    text = text[range.upperBound...]
+                }
+                return text.trimmingCharacters(in: .whitespaces)
+            }
             return errors.isEmpty ? "no details" : errors.joined(separator: "; ")
         }
     }

@@ -46,3 +46,31 @@ struct GpsdSmokeTests {
         #expect(ContinuousClock.now - started < .seconds(3))
     }
 }
+
+@Suite("GeolocationManager over the harness gpsd")
+struct GpsdManagerSmokeTests {
+    /// The harness replays a walk east (course 90°, HDT 90°) in a loop: the manager gives course to the consumers
+    /// that want course first and the receiver's own heading (ATT) to the beacon, and the snapshot follows.
+    @Test func courseAndReceiverHeadingReachTheConsumers() async throws {
+        let endpoint = try #require(GpsdEndpoint(try TestServices.gpsd()))
+        let provider = GpsdLocationProvider(endpoint: endpoint)
+        let manager = GeolocationManager(locationProviders: [provider])
+        var fixes = await manager.fixes().makeAsyncIterator()
+        let run = Task { try await manager.run() }
+        defer { run.cancel() }
+        let watchdog = Task { try await Task.sleep(for: .seconds(20)); run.cancel() }
+        defer { watchdog.cancel() }
+        var count = 0
+        while count < 5, let fix = await fixes.next() {
+            count += 1
+            #expect(fix.coordinate.distance(to: Coordinate(latitude: 60.171, longitude: 24.942)) < 60)
+        }
+        #expect(count == 5)
+        #expect(await manager.motion == .walking)
+        let collection = try #require(await manager.heading(for: .collection))
+        #expect(collection.source == .course && abs(collection.degrees - 90) < 1)
+        let beacon = try #require(await manager.heading(for: .beacon))
+        #expect(beacon.source == .receiver && abs(beacon.degrees - 90) < 1)
+        #expect(abs((manager.headingSnapshot.presentation ?? 0) - 90) < 1)
+    }
+}

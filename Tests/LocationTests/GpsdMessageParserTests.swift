@@ -18,7 +18,7 @@ import Testing
 
     @Test func ehpIsPreferredOverTheXYEstimates() throws {
         let line = #"{"class":"TPV","mode":2,"lat":1,"lon":2,"eph":7.5,"epx":3,"epy":4}"#
-        guard case .fix(let fix) = try parse(line) else { Issue.record("expected a fix"); return }
+        guard case .untimedFix(let fix) = try parse(line) else { Issue.record("expected a fix without time"); return }
         #expect(fix.horizontalAccuracy == 7.5)
         #expect(fix.speed == nil && fix.course == nil)
     }

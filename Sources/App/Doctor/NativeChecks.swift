@@ -2,16 +2,18 @@ import Audio
 import Foundation
 import Location
 import Speech
+import Synchronization
 
 /// The PocketSphinx acoustic model and dictionary are there and load with our command grammar.
 public struct SpeechModelCheck: DoctorCheck {
     public let part = "Speech model"
     let model: AcousticModel
-    let grammarFile: String
+    let paths: ProjectPaths
+    var grammarFile: String { paths.commandGrammar.path }
 
-    public init(model: AcousticModel, grammarFile: String) {
+    public init(model: AcousticModel, paths: ProjectPaths) {
         self.model = model
-        self.grammarFile = grammarFile
+        self.paths = paths
     }
 
     public func run() async -> DoctorResult {
@@ -21,12 +23,11 @@ public struct SpeechModelCheck: DoctorCheck {
                                 fix: "sudo apt-get install pocketsphinx-en-us (or run scripts/setup)")
         }
         do {
-            let decoder = try PocketSphinxDecoder(model: model)
-            let grammar = try String(contentsOfFile: grammarFile, encoding: .utf8)
-            try decoder.useGrammar(jsgf: grammar)
+            _ = try CommandRecognizer(paths: paths, model: model)
             return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammar \(grammarFile)")
         } catch {
-            return DoctorResult(part: part, status: .failed, detail: "\(error)", fix: "check \(grammarFile) and the model folder")
+            return DoctorResult(part: part, status: .failed, detail: "\(error)",
+                                fix: "correct the grammar, or add the missing word with its phones to \(paths.extraDictionary.path)")
         }
     }
 }
@@ -115,7 +116,8 @@ public struct HRTFCheck: DoctorCheck {
     }
 }
 
-/// gpsd answers, has a receiver, and the receiver has a fix.
+/// gpsd answers, has a receiver, and the receiver has a fix: waits up to `wait` for one, then prints it or says
+/// plainly why there is none (no daemon, no receiver, a receiver that sees too few satellites, or one that is silent).
 public struct GPSCheck: DoctorCheck {
     public let part = "GPS"
     let endpoint: GpsdEndpoint
@@ -126,41 +128,101 @@ public struct GPSCheck: DoctorCheck {
         self.wait = wait
     }
 
-    public func run() async -> DoctorResult {
-        let deadline = ContinuousClock.now + wait
+    /// What was seen before the wait ran out.
+    struct Seen: Sendable {
+        var fix: LocationFix?
         var devices: [String]?
-        var sawNoFix = false
-        do {
-            for try await report in GpsdConnection.reports(from: endpoint) {
-                switch report {
-                case .fix(let fix):
-                    return DoctorResult(part: part, status: .ok, detail: Self.describe(fix, endpoint: endpoint))
-                case .noFix: sawNoFix = true
-                case .devices(let d): devices = d
-                default: break
+        var bestMode: FixMode?
+        var release: String?
+        var error: (any Error)?
+        var skipped = 0
+    }
+
+    /// The reader's findings so far, where the timeout can read them.
+    final class SeenBox: Sendable {
+        let seen = Mutex(Seen())
+    }
+
+    public func run() async -> DoctorResult {
+        let endpoint = self.endpoint
+        let counters = GpsdCounters()
+        let box = SeenBox()
+        // Read in a child task and stop it when the wait is over, even if gpsd sends nothing at all.
+        let seen = await withTaskGroup(of: Seen?.self) { group -> Seen in
+            group.addTask {
+                var seen = Seen()
+                do {
+                    for try await report in GpsdConnection.reports(from: endpoint, counters: counters) {
+                        switch report {
+                        case .fix(let fix), .untimedFix(let fix):
+                            seen.fix = fix
+                            return seen
+                        case .noFix(let mode): seen.bestMode = max(seen.bestMode ?? mode, mode)
+                        case .devices(let d): seen.devices = d
+                        case .version(let r): seen.release = r
+                        case .heading: break
+                        }
+                        let snapshot = seen
+                        box.seen.withLock { $0 = snapshot }
+                    }
+                } catch {
+                    seen.error = error
+                    return seen
                 }
-                if ContinuousClock.now > deadline { break }
+                return seen
             }
-        } catch let error as GpsdError {
-            if case .cannotConnect = error {
-                return DoctorResult(part: part, status: .failed, detail: "no gpsd daemon at \(endpoint)",
-                                    fix: "sudo apt-get install gpsd and start it with your receiver (gpsd /dev/ttyACM0), or run with --at LAT,LON")
+            group.addTask {
+                try? await Task.sleep(for: wait)
+                return nil
             }
-            return DoctorResult(part: part, status: .failed, detail: "\(error)", fix: "restart gpsd")
-        } catch {
-            return DoctorResult(part: part, status: .failed, detail: "\(error)", fix: "restart gpsd")
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if let first { return first }
+            return box.seen.withLock { $0 }
         }
-        if devices == [] && !sawNoFix {
-            return DoctorResult(part: part, status: .failed, detail: "gpsd at \(endpoint) runs but has no receiver attached",
+        return Self.verdict(seen, endpoint: endpoint, wait: wait, skipped: counters.skippedLines)
+    }
+
+    static func verdict(_ seen: Seen, endpoint: GpsdEndpoint, wait: Duration, skipped: Int) -> DoctorResult {
+        let part = "GPS"
+        if let fix = seen.fix { return DoctorResult(part: part, status: .ok, detail: describe(fix, endpoint: endpoint)) }
+        if let error = seen.error as? GpsdError {
+            switch error {
+            case .cannotConnect, .cannotResolve:
+                return DoctorResult(part: part, status: .failed, detail: "no fix: no gpsd daemon answers at \(endpoint) (\(error))",
+                                    fix: "sudo apt-get install gpsd and start it with your receiver (gpsd /dev/ttyACM0), or run with --at LAT,LON")
+            case .closed:
+                return DoctorResult(part: part, status: .failed, detail: "no fix: gpsd at \(endpoint) closed the connection",
+                                    fix: "restart gpsd (sudo systemctl restart gpsd)")
+            }
+        }
+        if let error = seen.error {
+            return DoctorResult(part: part, status: .failed, detail: "no fix: \(error)", fix: "restart gpsd")
+        }
+        let seconds = String(format: "%.0f", Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18)
+        if seen.release == nil {
+            return DoctorResult(part: part, status: .failed,
+                                detail: "no fix: something listens at \(endpoint) but it did not answer like gpsd within \(seconds) s"
+                                    + (skipped > 0 ? " (\(skipped) unreadable lines)" : ""),
+                                fix: "check that gpsd, not another program, uses that port")
+        }
+        if seen.devices == [] && seen.bestMode == nil {
+            return DoctorResult(part: part, status: .failed, detail: "no fix: gpsd at \(endpoint) runs but has no GPS receiver attached",
                                 fix: "plug in the GPS receiver, or tell gpsd about it: gpsdctl add /dev/ttyACM0")
         }
+        if seen.bestMode != nil {
+            return DoctorResult(part: part, status: .warning,
+                                detail: "no fix after \(seconds) s: the receiver at gpsd \(endpoint) sees too few satellites",
+                                fix: "go outdoors with a clear view of the sky and wait a minute")
+        }
         return DoctorResult(part: part, status: .warning,
-                            detail: "gpsd at \(endpoint) has a receiver but no fix after \(wait) (too few satellites)",
-                            fix: "go outdoors with a clear view of the sky and wait a minute")
+                            detail: "no fix after \(seconds) s: gpsd at \(endpoint) has a receiver (\((seen.devices ?? []).joined(separator: ", "))) but it reports nothing",
+                            fix: "check the receiver's cable and baud rate (gpsmon shows what it sends)")
     }
 
     static func describe(_ fix: LocationFix, endpoint: GpsdEndpoint) -> String {
-        var parts = [String(format: "fix at %.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude)]
+        let mode = fix.mode == .threeD ? "3D" : fix.mode == .twoD ? "2D" : "\(fix.mode)"
+        var parts = ["\(mode) fix at " + String(format: "%.6f, %.6f", fix.coordinate.latitude, fix.coordinate.longitude)]
         if let a = fix.horizontalAccuracy { parts.append(String(format: "accuracy %.0f m", a)) }
         if let s = fix.speed { parts.append(String(format: "speed %.1f m/s", s)) }
         if let c = fix.course { parts.append(String(format: "course %.0f°", c)) }

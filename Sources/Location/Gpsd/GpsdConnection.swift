@@ -22,13 +22,21 @@ public enum GpsdError: Error, CustomStringConvertible, Equatable {
 public final class GpsdCounters: Sendable {
     private let skipped = Atomic<Int>(0)
     private let received = Atomic<Int>(0)
+    private let connected = Atomic<Int>(0)
+    private let duplicates = Atomic<Int>(0)
     public init() {}
     /// Lines that were not gpsd JSON (garbage) and were skipped.
     public var skippedLines: Int { skipped.load(ordering: .relaxed) }
     /// Reports delivered.
     public var reports: Int { received.load(ordering: .relaxed) }
+    /// Successful TCP connections so far (1 + the number of reconnections).
+    public var connections: Int { connected.load(ordering: .acquiring) }
+    /// Fixes dropped because their time was not later than the last fix delivered (repeats after a reconnection).
+    public var droppedRepeats: Int { duplicates.load(ordering: .relaxed) }
     func countSkipped() { skipped.add(1, ordering: .relaxed) }
     func countReport() { received.add(1, ordering: .relaxed) }
+    func countConnection() { connected.add(1, ordering: .releasing) }
+    func countRepeat() { duplicates.add(1, ordering: .relaxed) }
 }
 
 /// One TCP connection to gpsd speaking its JSON protocol (`?WATCH={"enable":true,"json":true}`).
@@ -46,6 +54,7 @@ public enum GpsdConnection {
             do {
                 let fd = try connect(to: endpoint, timeout: connectTimeout)
                 defer { close(fd) }
+                counters.countConnection()
                 let watch = "?WATCH={\"enable\":true,\"json\":true}\n"
                 _ = watch.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 var pending = [UInt8]()

@@ -3,8 +3,11 @@ import Geo
 
 /// What gpsd tells its clients, reduced to what this program uses.
 public enum GpsdReport: Sendable, Equatable {
-    /// A position (TPV with mode ≥ 2 and finite latitude and longitude).
+    /// A position (TPV with mode ≥ 2, finite latitude and longitude, and the receiver's time).
     case fix(LocationFix)
+    /// A position without the receiver's time, stamped with the arrival time. gpsd sends one when a cycle starts
+    /// with GGA before RMC; the complete report follows. Receivers that never send a date only give these.
+    case untimedFix(LocationFix)
     /// A TPV without a usable position: the receiver is there but sees too few satellites.
     case noFix(FixMode)
     /// A heading from the receiver itself (ATT, from NMEA HDT or a dual-antenna receiver), degrees true.
@@ -62,13 +65,15 @@ public enum GpsdMessageParser {
             guard coordinate.isValid else { return .noFix(mode) }
             // gpsd gives eph (95 % horizontal) on newer releases; otherwise combine the x/y error estimates.
             let accuracy = message.eph ?? zip2(message.epx, message.epy).map { ($0 * $0 + $1 * $1).squareRoot() }
-            return .fix(LocationFix(coordinate: coordinate,
-                                    timestamp: message.time.flatMap(parseTime) ?? now,
+            let time = message.time.flatMap(parseTime)
+            let fix = LocationFix(coordinate: coordinate,
+                                    timestamp: time ?? now,
                                     mode: mode,
                                     horizontalAccuracy: accuracy.flatMap(finite),
                                     speed: message.speed.flatMap(finite),
                                     course: message.track.flatMap(finite),
-                                    altitude: (message.altHAE ?? message.alt).flatMap(finite)))
+                                    altitude: (message.altHAE ?? message.alt).flatMap(finite))
+            return time == nil ? .untimedFix(fix) : .fix(fix)
         default:
             return nil
         }

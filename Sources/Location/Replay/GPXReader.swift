@@ -78,7 +78,9 @@ public enum GPXReader {
             let value = text.trimmingCharacters(in: .whitespacesAndNewlines)
             switch local {
             case "time" where current != nil:
-                guard let date = isoFraction.date(from: value) ?? iso.date(from: value) else {
+                // GPX says UTC; some writers (GPX 1.0 era) leave the zone out, which means UTC too.
+                let zoned = value.hasSuffix("Z") || value.range(of: #"[+-]\d\d:?\d\d$"#, options: .regularExpression) != nil ? value : value + "Z"
+                guard let date = isoFraction.date(from: zoned) ?? iso.date(from: zoned) else {
                     fail(parser, "time \"\(value)\" is not an ISO 8601 date")
                     return
                 }

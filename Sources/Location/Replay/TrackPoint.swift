@@ -23,4 +23,9 @@ public struct TrackFileError: Error, CustomStringConvertible, Equatable {
     public var line: Int?
     public var reason: String
     public var description: String { line.map { "\(path):\($0): \(reason)" } ?? "\(path): \(reason)" }
+    public init(path: String, line: Int?, reason: String) {
+        self.path = path
+        self.line = line
+        self.reason = reason
+    }
 }

@@ -45,14 +45,22 @@ public struct TrackReplay<C: Clock>: Sendable where C.Duration == Duration {
     public func fixes(loop: Bool = false) -> AsyncStream<LocationFix> {
         let plan = schedule()
         let clock = self.clock
+        let speed = self.speed
+        // Each lap is stamped later than the one before (by the lap's length plus a second), so fixes stay in time order.
+        let lap = (plan.last?.fix.timestamp.timeIntervalSince(plan.first?.fix.timestamp ?? Date()) ?? 0) + 1
         return AsyncStream { continuation in
             let task = Task {
+                var laps = 0.0
                 repeat {
-                    for (delay, fix) in plan {
-                        if delay > .zero { try? await clock.sleep(for: delay) }
+                    for (index, (delay, fix)) in plan.enumerated() {
+                        let wait = index == 0 && laps > 0 ? Duration.seconds(1 / speed) : delay
+                        if wait > .zero { try? await clock.sleep(for: wait) }
                         if Task.isCancelled { break }
-                        continuation.yield(fix)
+                        var stamped = fix
+                        stamped.timestamp = fix.timestamp.addingTimeInterval(laps * lap)
+                        continuation.yield(stamped)
                     }
+                    laps += 1
                 } while loop && !Task.isCancelled
                 continuation.finish()
             }

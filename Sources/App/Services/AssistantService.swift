@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Runs the assistant: greets, then handles location events and commands as they come, until the user
+/// quits, the input ends with nothing left to do, or the service group shuts down.
+public struct AssistantService: Service {
+    let assistant: Assistant
+    let greeting: String
+    let output: any ReplyOutput
+    let locations: AsyncStream<PositionEvent>
+    let commands: AsyncStream<String>
+    /// Stop when a simulated walk ends (for demos and tests).
+    let stopAtEndOfWalk: Bool
+
+    public init(assistant: Assistant, greeting: String, output: any ReplyOutput, locations: AsyncStream<PositionEvent>,
+                commands: AsyncStream<String>, stopAtEndOfWalk: Bool) {
+        self.assistant = assistant
+        self.greeting = greeting
+        self.output = output
+        self.locations = locations
+        self.commands = commands
+        self.stopAtEndOfWalk = stopAtEndOfWalk
+    }
+
+    public func run() async throws {
+        await output.say(greeting)
+        let assistant = self.assistant
+        let stopAtEndOfWalk = self.stopAtEndOfWalk
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in self.locations.cancelOnGracefulShutdown() {
+                    await assistant.handle(event)
+                    if event == .walkEnded && stopAtEndOfWalk { return }
+                }
+            }
+            group.addTask {
+                for await line in self.commands.cancelOnGracefulShutdown() {
+                    if await !assistant.handle(command: line) { return }
+                }
+                // End of input: keep following the location until shutdown.
+                try? await gracefulShutdown()
+            }
+            // The first task to finish (quit, or end of walk) ends the assistant.
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import Geo
+
+/// A feature ready to be written: the common form of imported OSM elements, synthesised features
+/// and features parsed from tile-service GeoJSON.
+struct PendingFeature: Sendable {
+    var key: String
+    var osmIDs: [Int64]
+    var featureType: String
+    var featureValue: String
+    var name: String?
+    var names: [(String, String)]
+    var tags: OSMTags
+    var geometry: FeatureGeometry
+    var category: String?
+    var superCategory: SuperCategory
+    var roadClass: RoadClass
+    var level: LevelClass
+    var layer: Int
+    var isRoundabout: Bool
+    var source: Int = 0
+
+    var isAnnounceable: Bool { name != nil || category != nil }
+}
+
+/// Which OSM elements become features, and how their primary tag is chosen. Modelled on what the
+/// Soundscape data service puts in its tiles (spec §6.4): places (points and areas with amenity,
+/// shop, tourism, …), roads and paths (highway lines), entrances, plus transit stops.
+enum FeatureRules {
+    /// Primary keys in priority order: the first one present becomes feature_type.
+    static let primaryKeys: [String] = [
+        "entrance", "emergency", "amenity", "shop", "tourism", "leisure", "historic", "office", "craft",
+        "healthcare", "highway", "railway", "public_transport", "aeroway", "barrier", "man_made",
+        "building", "landuse", "natural", "indoormark",
+    ]
+
+    /// Keys that make any tagged node or area a feature, whatever the value.
+    static let anyValueKeys: Set<String> = [
+        "entrance", "amenity", "shop", "tourism", "leisure", "historic", "office", "craft", "healthcare",
+        "building", "indoormark",
+    ]
+
+    /// Keys that make a feature only with these values.
+    static let pointValues: [String: Set<String>] = [
+        "highway": ["bus_stop", "crossing", "traffic_signals", "elevator", "platform", "street_lamp"],
+        "railway": ["station", "halt", "tram_stop", "subway_entrance", "platform", "level_crossing", "crossing"],
+        "public_transport": ["platform", "station"],
+        "emergency": ["defibrillator", "fire_hydrant", "phone", "assembly_point", "fire_extinguisher",
+                      "life_ring", "first_aid_kit", "ambulance_station", "emergency_ward_entrance"],
+        "barrier": ["gate", "lift_gate", "bollard", "kissing_gate", "swing_gate", "turnstile",
+                    "cycle_barrier", "stile", "entrance", "full-height_turnstile"],
+        "man_made": ["surveillance", "flagpole", "tower", "lighthouse", "obelisk", "water_tap", "clock",
+                     "bridge", "pier"],
+        "aeroway": ["terminal", "gate"],
+    ]
+
+    static let areaValues: [String: Set<String>] = [
+        "landuse": ["construction"],
+        "railway": ["station", "platform"],
+        "public_transport": ["platform", "station"],
+        "man_made": ["bridge", "pier", "tower"],
+        "aeroway": ["terminal"],
+        "emergency": ["ambulance_station"],
+    ]
+
+    /// Highway ways that are not travelled lines.
+    static let excludedHighways: Set<String> = [
+        "proposed", "construction", "abandoned", "disused", "raceway", "razed", "bus_stop", "services",
+        "rest_area", "emergency_bay", "no",
+    ]
+
+    static let droppedTagKeys: Set<String> = ["created_by", "source", "odbl", "odbl:note", "fixme", "FIXME"]
+    static let droppedTagPrefixes: [String] = ["tiger:", "gnis:", "source:", "note:"]
+
+    static func filteredTags(_ tags: OSMTags) -> OSMTags {
+        OSMTags(tags.pairs.filter { tag in
+            !droppedTagKeys.contains(tag.key) && !droppedTagPrefixes.contains { tag.key.hasPrefix($0) }
+        })
+    }
+
+    /// The element's primary (key, value) if it becomes a point feature.
+    static func pointPrimary(_ tags: OSMTags) -> (String, String)? {
+        for key in primaryKeys {
+            guard let value = tags[key], value != "no" else { continue }
+            if anyValueKeys.contains(key) { return (key, value) }
+            if let values = pointValues[key], values.contains(value) { return (key, value) }
+        }
+        return nil
+    }
+
+    /// The primary tag of an area (closed way or multipolygon), if it becomes one.
+    static func areaPrimary(_ tags: OSMTags) -> (String, String)? {
+        for key in primaryKeys {
+            guard let value = tags[key], value != "no" else { continue }
+            if anyValueKeys.contains(key) && key != "entrance" { return (key, value) }
+            if let values = areaValues[key], values.contains(value) { return (key, value) }
+        }
+        return nil
+    }
+
+    /// The highway value of a way that is a road, path or connector.
+    static func travelHighway(_ tags: OSMTags) -> String? {
+        guard let highway = tags["highway"], !excludedHighways.contains(highway) else { return nil }
+        if Categorizer.roadHighways.contains(highway) || Categorizer.pathHighways.contains(highway)
+            || Categorizer.connectorHighways.contains(highway) {
+            return highway
+        }
+        return nil
+    }
+
+    static func roadClass(highway: String?) -> RoadClass {
+        guard let highway else { return .none }
+        if Categorizer.roadHighways.contains(highway) { return .road }
+        if Categorizer.pathHighways.contains(highway) { return .path }
+        if Categorizer.connectorHighways.contains(highway) { return .connector }
+        return .none
+    }
+
+    static func nameTags(_ tags: OSMTags) -> [(String, String)] {
+        tags.pairs.filter { tag in
+            tag.key == "name" || tag.key.hasPrefix("name:") || tag.key == "alt_name" || tag.key == "official_name"
+                || tag.key == "short_name" || tag.key == "loc_name"
+        }.map { ($0.key, $0.value) }
+    }
+
+    /// Builds the feature for an element, or nil when the element is not one Soundscape uses.
+    /// `isArea` says whether the geometry is closed (polygon or multipolygon).
+    static func makeFeature(key: String, osmIDs: [Int64], tags rawTags: OSMTags, geometry: FeatureGeometry,
+                            forcedType: (String, String)? = nil) -> PendingFeature? {
+        let tags = filteredTags(rawTags)
+        let primary: (String, String)
+        var roadHighway: String?
+        switch geometry {
+        case .point, .multiPoint:
+            guard let p = forcedType ?? pointPrimary(tags) else { return nil }
+            primary = p
+        case .line:
+            if let highway = travelHighway(tags) {
+                roadHighway = highway
+                primary = forcedType ?? ("highway", highway)
+            } else if let p = forcedType ?? lineOnlyPrimary(tags) {
+                primary = p
+            } else {
+                return nil
+            }
+        case .polygon, .multiPolygon:
+            if let highway = travelHighway(tags) {
+                roadHighway = highway
+                primary = forcedType ?? ("highway", highway)
+            } else if let p = forcedType ?? areaPrimary(tags) {
+                primary = p
+            } else {
+                return nil
+            }
+        }
+        let names = nameTags(tags)
+        // `name` is the name on the ground; an English name stands in when that is missing.
+        let name = tags["name"] ?? tags["name:en"]
+        let superCategory = Categorizer.superCategory(featureType: primary.0, featureValue: primary.1, tags: tags)
+        let junction = tags["junction"]
+        return PendingFeature(
+            key: key, osmIDs: osmIDs, featureType: primary.0, featureValue: primary.1,
+            name: name, names: names, tags: tags, geometry: geometry,
+            category: Categorizer.label(tags: tags), superCategory: superCategory,
+            roadClass: roadClass(highway: roadHighway), level: LevelClass.classify(tags),
+            layer: Int(tags["layer"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0,
+            isRoundabout: junction == "roundabout" || junction == "circular")
+    }
+
+    /// Open ways that are features although they are not highways: platforms, piers, bridges.
+    static func lineOnlyPrimary(_ tags: OSMTags) -> (String, String)? {
+        if let v = tags["railway"], v == "platform" { return ("railway", v) }
+        if let v = tags["public_transport"], v == "platform" { return ("public_transport", v) }
+        if let v = tags["man_made"], v == "pier" || v == "bridge" { return ("man_made", v) }
+        if let v = tags["leisure"], v == "track" { return ("leisure", v) }
+        if let v = tags["tourism"], v == "attraction" { return ("tourism", v) }
+        return nil
+    }
+
+    /// Whether a travel way belongs to the walking graph.
+    static func isWalkable(_ tags: OSMTags, highway: String) -> Bool {
+        if ["motorway", "motorway_link", "bus_guideway", "elevator"].contains(highway) { return false }
+        let foot = tags["foot"]
+        if foot == "no" || foot == "use_sidepath" { return false }
+        if let access = tags["access"], ["no", "private"].contains(access),
+           !["yes", "designated", "permissive"].contains(foot ?? "") {
+            return false
+        }
+        if highway == "cycleway" && foot == nil && tags["segregated"] == nil && tags["sidewalk"] == nil {
+            // Cycleways are walkable unless signed otherwise (most of Europe allows it).
+            return true
+        }
+        return true
+    }
+
+    /// Whether a travel way's vertices can be intersections (area outlines and parking aisles are not).
+    static func joinsIntersections(_ tags: OSMTags, highway: String) -> Bool {
+        if tags["area"] == "yes" { return false }
+        if tags["service"] == "parking_aisle" { return false }
+        if highway == "elevator" || highway == "platform" { return false }
+        return true
+    }
+}

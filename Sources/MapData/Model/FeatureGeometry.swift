@@ -1,0 +1,340 @@
+import Foundation
+import Geo
+
+/// The shape of a map feature, in WGS-84 degrees.
+public enum FeatureGeometry: Sendable, Hashable {
+    case point(Coordinate)
+    case line([Coordinate])
+    /// Rings: the outer ring first, then holes. Rings are closed (first point == last point).
+    case polygon([[Coordinate]])
+    case multiPoint([Coordinate])
+    /// Polygons, each as in `.polygon`.
+    case multiPolygon([[[Coordinate]]])
+
+    public enum Kind: Int, Sendable, Codable {
+        case point = 0, line = 1, polygon = 2, multiPoint = 3, multiPolygon = 4
+
+        public var geoJSONType: String {
+            switch self {
+            case .point: return "Point"
+            case .line: return "LineString"
+            case .polygon: return "Polygon"
+            case .multiPoint: return "MultiPoint"
+            case .multiPolygon: return "MultiPolygon"
+            }
+        }
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .point: return .point
+        case .line: return .line
+        case .polygon: return .polygon
+        case .multiPoint: return .multiPoint
+        case .multiPolygon: return .multiPolygon
+        }
+    }
+
+    /// Every vertex, in order.
+    public var allPoints: [Coordinate] {
+        switch self {
+        case .point(let c): return [c]
+        case .line(let cs), .multiPoint(let cs): return cs
+        case .polygon(let rings): return rings.flatMap { $0 }
+        case .multiPolygon(let polys): return polys.flatMap { $0.flatMap { $0 } }
+        }
+    }
+
+    public var boundingBox: BoundingBox {
+        var minLat = Double.infinity, minLon = Double.infinity
+        var maxLat = -Double.infinity, maxLon = -Double.infinity
+        for c in allPoints {
+            minLat = min(minLat, c.latitude); maxLat = max(maxLat, c.latitude)
+            minLon = min(minLon, c.longitude); maxLon = max(maxLon, c.longitude)
+        }
+        return BoundingBox(minLatitude: minLat, minLongitude: minLon, maxLatitude: maxLat, maxLongitude: maxLon)
+    }
+
+    /// A representative point: the point itself, the middle of a line (by length), the area centroid
+    /// of a polygon's outer ring (or of the largest polygon), the mean of a multipoint.
+    public var centroid: Coordinate {
+        switch self {
+        case .point(let c):
+            return c
+        case .line(let cs):
+            return GeometryMath.midpoint(of: cs)
+        case .multiPoint(let cs):
+            let n = Double(max(cs.count, 1))
+            return Coordinate(latitude: cs.reduce(0) { $0 + $1.latitude } / n,
+                              longitude: cs.reduce(0) { $0 + $1.longitude } / n)
+        case .polygon(let rings):
+            return GeometryMath.ringCentroid(rings.first ?? [])
+        case .multiPolygon(let polys):
+            let largest = polys.max { GeometryMath.ringArea($0.first ?? []) < GeometryMath.ringArea($1.first ?? []) }
+            return GeometryMath.ringCentroid(largest?.first ?? [])
+        }
+    }
+
+    // MARK: binary encoding
+
+    /// Compact encoding stored in the database: a little-endian UInt32 part count, one UInt32 length
+    /// per part (bit 31 marks a ring that starts a new polygon of a multipolygon), then every vertex
+    /// as Int32 latitude and longitude in 1e-7 degrees.
+    public func encoded() -> Data {
+        var parts: [(UInt32, ArraySlice<Coordinate>)] = []
+        switch self {
+        case .point(let c): parts = [(1, [c][...])]
+        case .line(let cs), .multiPoint(let cs): parts = [(UInt32(cs.count), cs[...])]
+        case .polygon(let rings): parts = rings.map { (UInt32($0.count), $0[...]) }
+        case .multiPolygon(let polys):
+            for poly in polys {
+                for (i, ring) in poly.enumerated() {
+                    parts.append((UInt32(ring.count) | (i == 0 ? 0x8000_0000 : 0), ring[...]))
+                }
+            }
+        }
+        let vertexCount = parts.reduce(0) { $0 + $1.1.count }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(4 + 4 * parts.count + 8 * vertexCount)
+        func put32(_ v: UInt32) {
+            bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8((v >> 8) & 0xFF))
+            bytes.append(UInt8((v >> 16) & 0xFF)); bytes.append(UInt8(v >> 24))
+        }
+        put32(UInt32(parts.count))
+        for part in parts { put32(part.0) }
+        for part in parts {
+            for c in part.1 {
+                put32(UInt32(bitPattern: GeometryMath.e7(c.latitude)))
+                put32(UInt32(bitPattern: GeometryMath.e7(c.longitude)))
+            }
+        }
+        return Data(bytes)
+    }
+
+    public init?(kind: Kind, encoded data: Data) {
+        guard let parts = GeometryBlob.decodeParts(data) else { return nil }
+        switch kind {
+        case .point:
+            guard let c = parts.first?.points.first else { return nil }
+            self = .point(c)
+        case .line:
+            self = .line(parts.first?.points ?? [])
+        case .multiPoint:
+            self = .multiPoint(parts.first?.points ?? [])
+        case .polygon:
+            self = .polygon(parts.map(\.points))
+        case .multiPolygon:
+            var polys: [[[Coordinate]]] = []
+            for part in parts {
+                if part.startsPolygon || polys.isEmpty { polys.append([]) }
+                polys[polys.count - 1].append(part.points)
+            }
+            self = .multiPolygon(polys)
+        }
+    }
+}
+
+/// Reads the encoded geometry without building arrays of coordinates: the query paths use it to
+/// measure distances for many candidates quickly.
+enum GeometryBlob {
+    struct Part {
+        var points: [Coordinate]
+        var startsPolygon: Bool
+    }
+
+    static func decodeParts(_ data: Data) -> [Part]? {
+        data.withUnsafeBytes { raw -> [Part]? in
+            guard raw.count >= 4 else { return nil }
+            let count = Int(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
+            guard raw.count >= 4 + 4 * count else { return nil }
+            var offset = 4 + 4 * count
+            var parts: [Part] = []
+            parts.reserveCapacity(count)
+            for p in 0..<count {
+                let header = raw.loadUnaligned(fromByteOffset: 4 + 4 * p, as: UInt32.self).littleEndian
+                let n = Int(header & 0x7FFF_FFFF)
+                guard raw.count >= offset + 8 * n else { return nil }
+                var pts: [Coordinate] = []
+                pts.reserveCapacity(n)
+                for _ in 0..<n {
+                    let lat = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+                    let lon = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self))
+                    pts.append(Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7))
+                    offset += 8
+                }
+                parts.append(Part(points: pts, startsPolygon: header & 0x8000_0000 != 0))
+            }
+            return parts
+        }
+    }
+
+    /// Distance in metres from `origin` to the geometry, the closest point and whether the origin
+    /// is inside an areal geometry (distance 0 then).
+    static func closest(kind: FeatureGeometry.Kind, blob: Data, to origin: Coordinate) -> GeometryMath.Closest? {
+        blob.withUnsafeBytes { raw -> GeometryMath.Closest? in
+            guard raw.count >= 4 else { return nil }
+            let count = Int(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
+            guard count > 0, raw.count >= 4 + 4 * count else { return nil }
+            let projection = LocalProjection(origin: origin)
+            var best = Double.infinity
+            var bestX = 0.0, bestY = 0.0
+            var inside = false
+            let areal = kind == .polygon || kind == .multiPolygon
+            let pointwise = kind == .point || kind == .multiPoint
+            var offset = 4 + 4 * count
+            for p in 0..<count {
+                let n = Int(raw.loadUnaligned(fromByteOffset: 4 + 4 * p, as: UInt32.self).littleEndian & 0x7FFF_FFFF)
+                guard n > 0, raw.count >= offset + 8 * n else { return nil }
+                var px = 0.0, py = 0.0
+                for i in 0..<n {
+                    let lat = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
+                    let lon = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self))
+                    offset += 8
+                    let (x, y) = projection.project(latE7: lat, lonE7: lon)
+                    if pointwise || n == 1 {
+                        let d = x * x + y * y
+                        if d < best { best = d; bestX = x; bestY = y }
+                    } else if i > 0 {
+                        let (cx, cy) = GeometryMath.closestOnSegment(px, py, x, y)
+                        let d = cx * cx + cy * cy
+                        if d < best { best = d; bestX = cx; bestY = cy }
+                        // Even-odd crossing test of a ray from the origin towards +x.
+                        if areal && ((py > 0) != (y > 0)) {
+                            let xCross = px + (0 - py) * (x - px) / (y - py)
+                            if xCross > 0 { inside.toggle() }
+                        }
+                    }
+                    px = x; py = y
+                }
+            }
+            guard best.isFinite else { return nil }
+            let point = projection.unproject(bestX, bestY)
+            if inside { return GeometryMath.Closest(distance: 0, point: point, inside: true) }
+            return GeometryMath.Closest(distance: best.squareRoot(), point: point, inside: false)
+        }
+    }
+}
+
+/// Equirectangular projection about an origin, in metres. Within a few kilometres its error is far
+/// below GPS noise, and it makes point-to-segment distances cheap.
+struct LocalProjection {
+    let lat0: Double
+    let lon0: Double
+    let mPerDegLat: Double
+    let mPerDegLon: Double
+
+    init(origin: Coordinate) {
+        lat0 = origin.latitude
+        lon0 = origin.longitude
+        let r = Geo.earthRadius * Double.pi / 180
+        mPerDegLat = r
+        mPerDegLon = r * cos(origin.latitude * Double.pi / 180)
+    }
+
+    @inline(__always) func project(latE7: Int32, lonE7: Int32) -> (Double, Double) {
+        ((Double(lonE7) * 1e-7 - lon0) * mPerDegLon, (Double(latE7) * 1e-7 - lat0) * mPerDegLat)
+    }
+
+    @inline(__always) func project(_ c: Coordinate) -> (Double, Double) {
+        ((c.longitude - lon0) * mPerDegLon, (c.latitude - lat0) * mPerDegLat)
+    }
+
+    func unproject(_ x: Double, _ y: Double) -> Coordinate {
+        Coordinate(latitude: lat0 + y / mPerDegLat, longitude: lon0 + x / max(mPerDegLon, 1e-9))
+    }
+}
+
+public enum GeometryMath {
+    public struct Closest: Sendable, Hashable {
+        /// Metres; 0 when inside an area.
+        public var distance: Double
+        /// The nearest point of the geometry (the origin's projection onto it).
+        public var point: Coordinate
+        public var inside: Bool
+    }
+
+    @inline(__always) static func e7(_ degrees: Double) -> Int32 {
+        Int32((degrees * 1e7).rounded())
+    }
+
+    /// Closest point to the origin on segment a–b, in projected metres.
+    @inline(__always) static func closestOnSegment(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> (Double, Double) {
+        let dx = bx - ax, dy = by - ay
+        let len2 = dx * dx + dy * dy
+        if len2 <= 0 { return (ax, ay) }
+        var t = -(ax * dx + ay * dy) / len2
+        t = min(1, max(0, t))
+        return (ax + t * dx, ay + t * dy)
+    }
+
+    /// Closest point of an in-memory geometry.
+    public static func closest(_ geometry: FeatureGeometry, to origin: Coordinate) -> Closest? {
+        GeometryBlob.closest(kind: geometry.kind, blob: geometry.encoded(), to: origin)
+    }
+
+    /// Polyline length in metres (haversine on each segment).
+    static func length(_ points: [Coordinate]) -> Double {
+        guard points.count > 1 else { return 0 }
+        var total = 0.0
+        for i in 1..<points.count { total += points[i - 1].distance(to: points[i]) }
+        return total
+    }
+
+    static func midpoint(of points: [Coordinate]) -> Coordinate {
+        guard points.count > 1 else { return points.first ?? Coordinate(latitude: 0, longitude: 0) }
+        return point(along: points, at: length(points) / 2)
+    }
+
+    /// The point `distance` metres along the polyline (clamped to its ends).
+    static func point(along points: [Coordinate], at distance: Double) -> Coordinate {
+        guard var previous = points.first else { return Coordinate(latitude: 0, longitude: 0) }
+        var remaining = distance
+        for next in points.dropFirst() {
+            let d = previous.distance(to: next)
+            if d >= remaining && d > 0 {
+                let t = remaining / d
+                return Coordinate(latitude: previous.latitude + (next.latitude - previous.latitude) * t,
+                                  longitude: previous.longitude + (next.longitude - previous.longitude) * t)
+            }
+            remaining -= d
+            previous = next
+        }
+        return previous
+    }
+
+    /// Signed planar area of a ring in square degrees (scaled in longitude by cos(lat)); only used
+    /// to compare sizes and find centroids.
+    static func ringArea(_ ring: [Coordinate]) -> Double {
+        guard ring.count > 2 else { return 0 }
+        let k = cos((ring[0].latitude) * Double.pi / 180)
+        var a = 0.0
+        for i in 0..<(ring.count - 1) {
+            a += ring[i].longitude * k * ring[i + 1].latitude - ring[i + 1].longitude * k * ring[i].latitude
+        }
+        return abs(a / 2)
+    }
+
+    static func ringCentroid(_ ring: [Coordinate]) -> Coordinate {
+        guard ring.count > 2 else {
+            if ring.isEmpty { return Coordinate(latitude: 0, longitude: 0) }
+            return Coordinate(latitude: ring.map(\.latitude).reduce(0, +) / Double(ring.count),
+                              longitude: ring.map(\.longitude).reduce(0, +) / Double(ring.count))
+        }
+        // Work relative to the first vertex to keep the arithmetic well conditioned.
+        let lat0 = ring[0].latitude, lon0 = ring[0].longitude
+        var a = 0.0, cx = 0.0, cy = 0.0
+        for i in 0..<(ring.count - 1) {
+            let x0 = ring[i].longitude - lon0, y0 = ring[i].latitude - lat0
+            let x1 = ring[i + 1].longitude - lon0, y1 = ring[i + 1].latitude - lat0
+            let cross = x0 * y1 - x1 * y0
+            a += cross
+            cx += (x0 + x1) * cross
+            cy += (y0 + y1) * cross
+        }
+        if abs(a) < 1e-18 {
+            return Coordinate(latitude: ring.map(\.latitude).reduce(0, +) / Double(ring.count),
+                              longitude: ring.map(\.longitude).reduce(0, +) / Double(ring.count))
+        }
+        return Coordinate(latitude: lat0 + cy / (3 * a), longitude: lon0 + cx / (3 * a))
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Geo
+import GRDB
+
+/// Writes features, intersections, entrances and walking-graph rows. The importer and the
+/// tile-service client both use it, so both fill exactly the same tables.
+struct FeatureWriter {
+    let db: Database
+    private(set) var nextID: Int64
+
+    init(db: Database) throws {
+        self.db = db
+        nextID = (try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM features") ?? 0) + 1
+    }
+
+    /// Inserts a feature and returns its row id.
+    @discardableResult
+    mutating func insert(_ f: PendingFeature) throws -> Int64 {
+        let id = nextID
+        nextID += 1
+        let centroid = f.geometry.centroid
+        let tile = Tile(containing: centroid, zoom: Tile.soundscapeZoom)
+        let bbox = f.geometry.boundingBox
+        let tagsJSON = JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })
+        let namesJSON = JSONText.object(f.names)
+        let osmIDsJSON = JSONText.integers(f.osmIDs)
+        try db.cachedStatement(sql: """
+            INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
+                geometry_kind, geometry, lat, lon, tile_x, tile_y, category, super_category, road_class,
+                level, layer, is_roundabout, source)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                id, f.key, osmIDsJSON, f.featureType, f.featureValue, f.name, namesJSON, tagsJSON,
+                f.geometry.kind.rawValue, f.geometry.encoded(), centroid.latitude, centroid.longitude,
+                tile.x, tile.y, f.category, f.superCategory.rawValue, f.roadClass.rawValue,
+                f.level.rawValue, f.layer, f.isRoundabout, f.source,
+            ])
+        try db.cachedStatement(sql: """
+            INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, min_cat, max_cat, min_ann, max_ann,
+                min_rc, max_rc)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [
+                id, bbox.minLatitude, bbox.maxLatitude, bbox.minLongitude, bbox.maxLongitude,
+                f.superCategory.indexCode, f.superCategory.indexCode, f.isAnnounceable ? 1 : 0, f.isAnnounceable ? 1 : 0,
+                f.roadClass.rawValue, f.roadClass.rawValue,
+            ])
+        var seen = Set<String>()
+        for (_, value) in f.names {
+            let normalized = NameNormalizer.normalize(value)
+            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
+            try db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)")
+                .execute(arguments: [id, value, normalized])
+        }
+        return id
+    }
+
+    /// Inserts an intersection: its feature row (gd_intersection) and its legs.
+    @discardableResult
+    mutating func insertIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) throws -> Int64 {
+        let feature = PendingFeature(
+            key: "i\(i.nodeID)", osmIDs: i.wayIDs.map { OSMElementID(.way, $0).encoded },
+            featureType: "highway", featureValue: "gd_intersection", name: nil, names: [], tags: OSMTags(),
+            geometry: .point(i.coordinate), category: nil, superCategory: .intersection, roadClass: .none,
+            level: i.level, layer: 0, isRoundabout: i.isRoundabout, source: source)
+        let id = try insert(feature)
+        try db.cachedStatement(sql: "INSERT INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?)")
+            .execute(arguments: [id, i.nodeID, i.coordinate.latitude, i.coordinate.longitude, i.isRoundabout, i.level.rawValue])
+        for leg in i.legs {
+            try db.cachedStatement(sql: """
+                INSERT INTO intersection_legs (intersection_id, road_feature_id, way_id, name, highway, bearing,
+                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [id, roadFeatureIDs[leg.wayID], leg.wayID, leg.name, leg.highway,
+                                         leg.bearing, leg.direction, leg.isRoundabout, leg.level.rawValue])
+        }
+        return id
+    }
+
+    struct PendingEntrance {
+        var nodeID: Int64
+        var coordinate: Coordinate
+        var entranceValue: String
+        var entranceFeatureID: Int64?
+    }
+
+    /// Inserts an entrance list (gd_entrance_list) for a building and its entrance rows.
+    @discardableResult
+    mutating func insertEntranceList(buildingKey: String, buildingOSMID: Int64, buildingFeatureID: Int64?,
+                                     entrances: [PendingEntrance], source: Int = 0) throws -> Int64 {
+        let feature = PendingFeature(
+            key: "e\(buildingKey)", osmIDs: [buildingOSMID] + entrances.map(\.nodeID),
+            featureType: "gd_entrance_list", featureValue: "yes", name: nil, names: [], tags: OSMTags(),
+            geometry: .multiPoint(entrances.map(\.coordinate)), category: nil, superCategory: .entrances,
+            roadClass: .none, level: .ground, layer: 0, isRoundabout: false, source: source)
+        let id = try insert(feature)
+        for e in entrances {
+            try db.cachedStatement(sql: """
+                INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
+                VALUES (?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [id, buildingFeatureID, e.entranceFeatureID, e.nodeID,
+                                         e.coordinate.latitude, e.coordinate.longitude, e.entranceValue])
+        }
+        return id
+    }
+
+    func insertWalkingGraph(nodes: [(Int64, Coordinate, NodeFlags)], edges: [PendingWalkEdge]) throws {
+        for (id, c, flags) in nodes {
+            try db.cachedStatement(sql: "INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)")
+                .execute(arguments: [id, c.latitude, c.longitude, flags.contains(.crossing),
+                                     flags.contains(.trafficSignals), flags.contains(.signalSound)])
+        }
+        for e in edges {
+            try db.cachedStatement(sql: """
+                INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
+                    signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(arguments: [e.from, e.to, e.wayID, e.name, e.highway, e.length, e.isCrossing,
+                                         e.trafficSignals, e.signalSound, e.level.rawValue, e.onewayFoot,
+                                         FeatureGeometry.line(e.coords).encoded()])
+        }
+    }
+
+    func setMetadata(_ values: [String: String]) throws {
+        for (k, v) in values.sorted(by: { $0.key < $1.key }) {
+            try db.execute(sql: "INSERT OR REPLACE INTO metadata (key, value) VALUES (?, ?)", arguments: [k, v])
+        }
+    }
+}

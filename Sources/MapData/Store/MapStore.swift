@@ -1,0 +1,239 @@
+import Foundation
+import GRDB
+
+/// The map database: where it lives, its schema and how to open it. The map database only holds
+/// data that can be rebuilt from OpenStreetMap (an import or the tile service); user data (markers,
+/// routes) lives in a separate database.
+public enum MapStore {
+    public static let attribution = "© OpenStreetMap contributors"
+    public static let schemaVersion = 1
+
+    /// `$XDG_DATA_HOME/soundscape/map.sqlite`, falling back to `~/.local/share/soundscape/map.sqlite`.
+    public static func defaultDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base: String
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty, xdg.hasPrefix("/") {
+            base = xdg
+        } else {
+            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+            base = (home as NSString).appendingPathComponent(".local/share")
+        }
+        return ((base as NSString).appendingPathComponent("soundscape") as NSString).appendingPathComponent("map.sqlite")
+    }
+
+    /// Opens (creating if needed) a writable map database and brings its schema up to date.
+    public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.label = "map"
+        if fast {
+            // Only for a private file that is renamed into place after it is complete: a crash
+            // mid-import leaves a temporary file to delete, never a damaged live database.
+            config.prepareDatabase { db in
+                try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY")
+            }
+        }
+        let directory = (path as NSString).deletingLastPathComponent
+        if !directory.isEmpty {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let queue = try DatabaseQueue(path: path, configuration: config)
+        try migrator.migrate(queue)
+        return queue
+    }
+
+    /// Opens a map database for reading only.
+    public static func openReadOnly(path: String) throws -> DatabaseQueue {
+        var config = Configuration()
+        config.readonly = true
+        config.label = "map-readonly"
+        return try DatabaseQueue(path: path, configuration: config)
+    }
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-map-schema") { db in
+            try db.execute(sql: schemaV1)
+        }
+        return migrator
+    }
+
+    static let schemaV1 = """
+    -- One row per map feature: OSM elements that Soundscape uses, plus synthesised intersections
+    -- ("highway"/"gd_intersection") and entrance lists ("gd_entrance_list").
+    CREATE TABLE features (
+        id              INTEGER PRIMARY KEY,
+        key             TEXT NOT NULL UNIQUE,        -- n123 / w456 / r789 / i<node> / e<building key>
+        osm_ids         TEXT NOT NULL,               -- JSON array of tile-service ids (ways < 0, relations < -1e17)
+        feature_type    TEXT NOT NULL,               -- primary tag key: amenity, shop, highway…
+        feature_value   TEXT NOT NULL,               -- its value
+        name            TEXT,
+        names           TEXT NOT NULL DEFAULT '{}',  -- JSON: name, name:en, name:fi, name:sv…
+        tags            TEXT NOT NULL DEFAULT '{}',  -- JSON: all OSM tags minus source/created_by/…
+        geometry_kind   INTEGER NOT NULL,            -- 0 point, 1 line, 2 polygon, 3 multipoint, 4 multipolygon
+        geometry        BLOB NOT NULL,               -- see FeatureGeometry.encoded()
+        lat             REAL NOT NULL,               -- representative point
+        lon             REAL NOT NULL,
+        tile_x          INTEGER NOT NULL,            -- z16 tile of the representative point
+        tile_y          INTEGER NOT NULL,
+        category        TEXT,                        -- generic label: bus_stop, walking_path…
+        super_category  TEXT NOT NULL,               -- place, landmark, mobility, road, path…
+        road_class      INTEGER NOT NULL DEFAULT 0,  -- 0 none, 1 road, 2 path, 3 connector
+        level           INTEGER NOT NULL DEFAULT 0,  -- -1 underground, 0 ground, 1 elevated, 2 indoor
+        layer           INTEGER NOT NULL DEFAULT 0,
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        source          INTEGER NOT NULL DEFAULT 0   -- 0 PBF import, 1 tile service
+    );
+    CREATE INDEX features_tile ON features(tile_x, tile_y);
+    CREATE INDEX features_tag ON features(feature_type, feature_value);
+
+    -- Bounding boxes of features, with three more dimensions so that the tree itself filters by
+    -- category (SuperCategory.indexCode), announceability (0/1) and road class (0–3): an auxiliary
+    -- column would cost a lookup per row, a dimension prunes whole subtrees.
+    CREATE VIRTUAL TABLE feature_index USING rtree(
+        id, min_lat, max_lat, min_lon, max_lon,
+        min_cat, max_cat, min_ann, max_ann, min_rc, max_rc
+    );
+
+    -- Every name variant of a feature, normalised for spoken lookup (lower case, no diacritics).
+    CREATE TABLE feature_names (
+        feature_id  INTEGER NOT NULL,
+        name        TEXT NOT NULL,
+        normalized  TEXT NOT NULL
+    );
+    CREATE INDEX feature_names_normalized ON feature_names(normalized);
+    CREATE INDEX feature_names_feature ON feature_names(feature_id);
+
+    -- Intersections (their feature row holds the point and the osm_ids of the roads).
+    CREATE TABLE intersections (
+        feature_id      INTEGER PRIMARY KEY,
+        node_id         INTEGER,
+        lat             REAL NOT NULL,
+        lon             REAL NOT NULL,
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0
+    );
+    -- One row per road direction leaving an intersection.
+    CREATE TABLE intersection_legs (
+        intersection_id INTEGER NOT NULL,
+        road_feature_id INTEGER,
+        way_id          INTEGER NOT NULL,
+        name            TEXT,
+        highway         TEXT,
+        bearing         REAL NOT NULL,               -- degrees, towards the point ~25 m along the road
+        direction       INTEGER NOT NULL,            -- +1 along the way's node order, -1 against it
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE INDEX intersection_legs_intersection ON intersection_legs(intersection_id);
+
+    -- Entrances of buildings (entrance nodes that are vertices of the building outline).
+    CREATE TABLE entrances (
+        list_feature_id     INTEGER NOT NULL,        -- the gd_entrance_list feature
+        building_feature_id INTEGER,
+        entrance_feature_id INTEGER,
+        node_id             INTEGER NOT NULL,
+        lat                 REAL NOT NULL,
+        lon                 REAL NOT NULL,
+        entrance            TEXT                     -- value of the entrance tag
+    );
+    CREATE INDEX entrances_building ON entrances(building_feature_id);
+
+    -- Walking graph: vertices are way ends and nodes shared by walkable ways.
+    CREATE TABLE walk_nodes (
+        id              INTEGER PRIMARY KEY,         -- OSM node id
+        lat             REAL NOT NULL,
+        lon             REAL NOT NULL,
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0   -- traffic_signals:sound=yes
+    );
+    CREATE TABLE walk_edges (
+        id              INTEGER PRIMARY KEY,
+        from_node       INTEGER NOT NULL,
+        to_node         INTEGER NOT NULL,
+        way_id          INTEGER NOT NULL,
+        name            TEXT,
+        highway         TEXT NOT NULL,
+        length          REAL NOT NULL,               -- metres
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        oneway_foot     INTEGER NOT NULL DEFAULT 0,
+        geometry        BLOB NOT NULL                -- line, FeatureGeometry encoding
+    );
+    CREATE INDEX walk_edges_from ON walk_edges(from_node);
+    CREATE INDEX walk_edges_to ON walk_edges(to_node);
+
+    CREATE TABLE metadata (
+        key   TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+
+    -- Tiles fetched from a Soundscape tile service.
+    CREATE TABLE tile_cache (
+        x           INTEGER NOT NULL,
+        y           INTEGER NOT NULL,
+        etag        TEXT,
+        fetched_at  REAL NOT NULL,                   -- Unix seconds
+        expires_at  REAL NOT NULL,
+        feature_count INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (x, y)
+    );
+    CREATE TABLE tile_features (
+        x           INTEGER NOT NULL,
+        y           INTEGER NOT NULL,
+        feature_id  INTEGER NOT NULL,
+        PRIMARY KEY (x, y, feature_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX tile_features_feature ON tile_features(feature_id);
+    """
+}
+
+/// What the metadata table says about the data.
+public struct MapMetadata: Sendable, Hashable {
+    public var sourceFile: String?
+    public var sourceSHA256: String?
+    public var importedAt: Date?
+    public var attribution: String
+    /// (minLat, minLon, maxLat, maxLon)
+    public var bbox: [Double]?
+    public var values: [String: String]
+
+    init(values: [String: String]) {
+        self.values = values
+        sourceFile = values["source_file"]
+        sourceSHA256 = values["source_sha256"]
+        importedAt = values["imported_at"].flatMap { ISO8601DateFormatter().date(from: $0) }
+        attribution = values["attribution"] ?? MapStore.attribution
+        bbox = values["bbox"].map { $0.split(separator: ",").compactMap { Double($0) } }
+    }
+}
+
+/// Row counts of a map database.
+public struct MapStatistics: Sendable, Hashable {
+    public var features: Int
+    public var namedFeatures: Int
+    public var intersections: Int
+    public var entranceLists: Int
+    public var walkNodes: Int
+    public var walkEdges: Int
+    public var cachedTiles: Int
+}
+
+extension MapStore {
+    public static func statistics(path: String) throws -> MapStatistics {
+        let queue = try openReadOnly(path: path)
+        defer { try? queue.close() }
+        return try queue.read { db in
+            func count(_ sql: String) throws -> Int { try Int.fetchOne(db, sql: sql) ?? 0 }
+            return MapStatistics(
+                features: try count("SELECT COUNT(*) FROM features"),
+                namedFeatures: try count("SELECT COUNT(*) FROM features WHERE name IS NOT NULL"),
+                intersections: try count("SELECT COUNT(*) FROM intersections"),
+                entranceLists: try count("SELECT COUNT(*) FROM features WHERE feature_type = 'gd_entrance_list'"),
+                walkNodes: try count("SELECT COUNT(*) FROM walk_nodes"),
+                walkEdges: try count("SELECT COUNT(*) FROM walk_edges"),
+                cachedTiles: try count("SELECT COUNT(*) FROM tile_cache"))
+        }
+    }
+}

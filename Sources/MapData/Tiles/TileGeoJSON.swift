@@ -1,0 +1,142 @@
+import Foundation
+import Geo
+import GRDB
+
+/// The GeoJSON tile format of the Soundscape data service (spec §6.2): a FeatureCollection whose
+/// features carry `osm_ids`, `feature_type`, `feature_value` and `properties` (the OSM tags) next
+/// to their geometry.
+public enum TileGeoJSON {
+    public struct ParseError: Error, CustomStringConvertible, Sendable {
+        public var description: String
+    }
+
+    /// A feature as the tile carries it.
+    struct TileFeature {
+        var osmIDs: [Int64]
+        var featureType: String
+        var featureValue: String
+        var properties: OSMTags
+        var geometry: FeatureGeometry
+    }
+
+    // MARK: rendering
+
+    /// Renders the z16 tile `tile` from a map database: every feature whose bounding box meets the
+    /// tile, in the service's format (6 decimals, sorted keys, ordered by osm_ids).
+    public static func render(tile: Tile, databasePath: String) throws -> Data {
+        let queue = try MapStore.openReadOnly(path: databasePath)
+        defer { try? queue.close() }
+        return try queue.read { db in try render(tile: tile, db: db) }
+    }
+
+    static func render(tile: Tile, db: Database) throws -> Data {
+        let b = tile.bounds
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry
+            FROM feature_index r JOIN features f ON f.id = r.id
+            WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
+            ORDER BY f.osm_ids, f.key
+            """, arguments: [b.maxLatitude, b.minLatitude, b.maxLongitude, b.minLongitude])
+        var out = "{\"features\":["
+        for (i, row) in rows.enumerated() {
+            guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
+                  let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { continue }
+            if i > 0 { out += "," }
+            let tags = JSONText.decodeStringMap(row[3]).sorted { $0.key < $1.key }
+            out += "{\"feature_type\":\(JSONText.quoted(row[1])),\"feature_value\":\(JSONText.quoted(row[2]))"
+            out += ",\"geometry\":\(geometryJSON(geometry))"
+            out += ",\"osm_ids\":\(row[0] as String)"
+            out += ",\"properties\":\(JSONText.object(tags.map { ($0.key, $0.value) }))"
+            out += ",\"type\":\"Feature\"}"
+        }
+        out += "],\"type\":\"FeatureCollection\"}"
+        return Data(out.utf8)
+    }
+
+    static func geometryJSON(_ g: FeatureGeometry) -> String {
+        func point(_ c: Coordinate) -> String {
+            "[" + String(format: "%.6f", c.longitude) + "," + String(format: "%.6f", c.latitude) + "]"
+        }
+        func line(_ cs: [Coordinate]) -> String { "[" + cs.map(point).joined(separator: ",") + "]" }
+        func poly(_ rings: [[Coordinate]]) -> String { "[" + rings.map(line).joined(separator: ",") + "]" }
+        let coordinates: String
+        switch g {
+        case .point(let c): coordinates = point(c)
+        case .line(let cs), .multiPoint(let cs): coordinates = line(cs)
+        case .polygon(let rings): coordinates = poly(rings)
+        case .multiPolygon(let polys): coordinates = "[" + polys.map(poly).joined(separator: ",") + "]"
+        }
+        return "{\"coordinates\":\(coordinates),\"type\":\"\(g.kind.geoJSONType)\"}"
+    }
+
+    // MARK: parsing
+
+    static func parse(_ data: Data) throws(ParseError) -> [TileFeature] {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw ParseError(description: "invalid JSON: \(error.localizedDescription)")
+        }
+        guard let root = object as? [String: Any] else { throw ParseError(description: "the top level is not an object") }
+        guard (root["type"] as? String) == "FeatureCollection" || root["features"] != nil else {
+            throw ParseError(description: "not a FeatureCollection")
+        }
+        guard let features = root["features"] as? [Any] else { throw ParseError(description: "no features array") }
+        var out: [TileFeature] = []
+        out.reserveCapacity(features.count)
+        for (i, item) in features.enumerated() {
+            guard let f = item as? [String: Any] else { throw ParseError(description: "feature \(i) is not an object") }
+            guard let type = f["feature_type"] as? String, let value = f["feature_value"] as? String else {
+                throw ParseError(description: "feature \(i) has no feature_type/feature_value")
+            }
+            let ids = (f["osm_ids"] as? [Any] ?? []).compactMap { ($0 as? NSNumber)?.int64Value }
+            guard !ids.isEmpty else { throw ParseError(description: "feature \(i) has no osm_ids") }
+            var tags: [OSMTag] = []
+            for (k, v) in (f["properties"] as? [String: Any] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                tags.append(OSMTag(key: k, value: (v as? String) ?? "\(v)"))
+            }
+            guard let g = f["geometry"] as? [String: Any], let geometry = parseGeometry(g) else {
+                throw ParseError(description: "feature \(i) (\(type)=\(value)) has an unreadable geometry")
+            }
+            out.append(TileFeature(osmIDs: ids, featureType: type, featureValue: value, properties: OSMTags(tags),
+                                   geometry: geometry))
+        }
+        return out
+    }
+
+    static func parseGeometry(_ g: [String: Any]) -> FeatureGeometry? {
+        guard let type = g["type"] as? String, let coordinates = g["coordinates"] else { return nil }
+        func point(_ any: Any) -> Coordinate? {
+            guard let pair = any as? [Any], pair.count >= 2,
+                  let lon = (pair[0] as? NSNumber)?.doubleValue, let lat = (pair[1] as? NSNumber)?.doubleValue else { return nil }
+            return Coordinate(latitude: lat, longitude: lon)
+        }
+        func line(_ any: Any) -> [Coordinate]? {
+            guard let items = any as? [Any] else { return nil }
+            let points = items.compactMap(point)
+            return points.count == items.count ? points : nil
+        }
+        func poly(_ any: Any) -> [[Coordinate]]? {
+            guard let rings = any as? [Any] else { return nil }
+            let parsed = rings.compactMap(line)
+            return parsed.count == rings.count && !parsed.isEmpty ? parsed : nil
+        }
+        switch type {
+        case "Point": return point(coordinates).map { .point($0) }
+        case "LineString": return line(coordinates).flatMap { $0.count >= 2 ? .line($0) : nil }
+        case "MultiPoint": return line(coordinates).flatMap { $0.isEmpty ? nil : .multiPoint($0) }
+        case "Polygon": return poly(coordinates).map { .polygon($0) }
+        case "MultiPolygon":
+            guard let polys = coordinates as? [Any] else { return nil }
+            let parsed = polys.compactMap(poly)
+            return parsed.count == polys.count && !parsed.isEmpty ? .multiPolygon(parsed) : nil
+        case "MultiLineString":
+            // Kept as its longest line: roads in tiles are single lines, this is a fallback.
+            guard let lines = (coordinates as? [Any])?.compactMap(line), let longest = lines.max(by: { $0.count < $1.count }),
+                  longest.count >= 2 else { return nil }
+            return .line(longest)
+        default: return nil
+        }
+    }
+}

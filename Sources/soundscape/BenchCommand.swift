@@ -1,0 +1,38 @@
+import App
+import ArgumentParser
+import Audio
+import Foundation
+
+struct BenchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Measure every performance figure and print them against their targets.",
+        discussion: "Build with -c release first (make bench does). Figures that need a sound server use the default one.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "OpenStreetMap extract to import for the map figures.")
+    var pbf: String?
+
+    @Option(help: "Folder for temporary databases (default: a new temporary folder).")
+    var workDir: String?
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let paths = ProjectPaths.locate()
+        var figures: [BenchFigure] = []
+        let work = workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { if workDir == nil { try? FileManager.default.removeItem(atPath: work) } }
+
+        let pbfPath = pbf ?? paths.bundledMapExtract().path
+        printError("bench: map import and queries (\(pbfPath))…")
+        figures += try await runMapBench(pbf: pbfPath, workDir: work)
+
+        printError("bench: speech synthesis and recognition…")
+        let synthesizer = try EspeakSynthesizer()
+        figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer)
+
+        print(BenchTable.render(figures))
+    }
+}

@@ -1,0 +1,120 @@
+import App
+import ArgumentParser
+import Audio
+import Callouts
+import Foundation
+import Geo
+import Location
+import Logging
+import MapData
+import ServiceLifecycle
+
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Start the assistant: follow the position, call out streets and places, answer commands.",
+        discussion: """
+            Position comes from gpsd when it answers; otherwise from --walk (a simulated walk, by default the \
+            bundled walk through central Helsinki) or --at. Type commands and press Enter ("where am i", \
+            "what's ahead", "around me", "repeat", "help", "quit"). Every reply is printed and spoken.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: "Map database.")
+    var db: String?
+
+    @Option(help: "gpsd address as HOST:PORT.")
+    var gpsd: String = GpsdEndpoint.default.description
+
+    @Option(help: "Stay at this position instead of following GPS (LAT,LON).")
+    var at: CoordinateArgument?
+
+    @Option(help: "With --at: the direction you face, degrees from north.")
+    var heading: Double?
+
+    @Option(help: "Simulate walking this GPX or NMEA file when gpsd does not answer.")
+    var walk: String?
+
+    @Option(help: "Speed factor of a simulated walk.")
+    var speed: Double = 1
+
+    @Flag(help: "Stop when the simulated walk ends.")
+    var exitAtEndOfWalk = false
+
+    @Flag(help: "Print replies without speaking them.")
+    var quiet = false
+
+    @Option(help: "PulseAudio sink to speak to.")
+    var sink: String?
+
+    @Option(help: "Language of the replies (\(StringTable.availableLanguages.joined(separator: ", "))).")
+    var language: String = "en"
+
+    func run() async throws {
+        global.bootstrapLogging()
+        let logger = Logger(label: "soundscape.run")
+        let paths = ProjectPaths.locate()
+        let dbPath = db ?? MapPaths.defaultDatabase()
+        let table = try StringTable(language: language)
+        let phrasing = Phrasing(table: table)
+
+        let synthesizer: EspeakSynthesizer? = quiet ? nil : try? EspeakSynthesizer()
+        let output: any ReplyOutput = synthesizer.map { SpokenReplyOutput(synthesizer: $0, sink: sink) } ?? PrintedReplyOutput()
+
+        let map: SpatialDataView
+        do { map = try SpatialDataView(path: dbPath) } catch {
+            await output.problem("No map: \(error). Import one with: soundscape import FILE.osm.pbf --db \(dbPath)")
+            throw ExitCode(1)
+        }
+
+        // Position: --at, else gpsd if it answers, else a simulated walk.
+        let (source, sourceStatus) = try await chooseSource(paths: paths, table: table)
+        if case .fixed(let c, _) = source, !Self.covers(map.metadata, c) {
+            await output.problem("the map has no data for \(c.latitude), \(c.longitude)")
+        }
+        let greeting = table("status.startup", sourceStatus, table("status.map", MapPaths.regionName(map.metadata)),
+                             table("status.typed_commands"))
+        print("Map data \(map.metadata.attribution)")
+
+        let (locations, locationContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let (commands, commandContinuation) = AsyncStream<String>.makeStream()
+        let assistant = Assistant(map: map, phrasing: phrasing, output: output)
+        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: LocationFeed(source: source, continuation: locationContinuation), successTerminationBehavior: .ignore),
+            .init(service: TerminalCommands(continuation: commandContinuation), successTerminationBehavior: .ignore),
+            .init(service: AssistantService(assistant: assistant, greeting: greeting, output: output, locations: locations,
+                                            commands: commands, stopAtEndOfWalk: exitAtEndOfWalk),
+                  successTerminationBehavior: .gracefullyShutdownGroup),
+        ]
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
+            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+    }
+
+    private func chooseSource(paths: ProjectPaths, table: StringTable) async throws -> (LocationSource, String) {
+        if let at {
+            return (.fixed(Coordinate(latitude: at.latitude, longitude: at.longitude), heading: heading), table("status.fixed_location"))
+        }
+        if walk == nil, let endpoint = GpsdEndpoint(gpsd), await Self.gpsdAnswers(endpoint) {
+            return (.gpsd(endpoint), table("status.gps_ready"))
+        }
+        let file = walk ?? paths.home.appendingPathComponent("Walks/helsinki-centre.gpx").path
+        let points = try WalkFile.load(file)
+        guard !points.isEmpty else { throw ValidationError("\(file): no positions in the walk") }
+        return (.replay(points, speed: speed, name: file), table("status.simulated_walk"))
+    }
+
+    /// Whether gpsd accepts a connection within a second.
+    static func gpsdAnswers(_ endpoint: GpsdEndpoint) async -> Bool {
+        do {
+            for try await _ in GpsdConnection.reports(from: endpoint, connectTimeout: 1) { return true }
+        } catch {}
+        return false
+    }
+
+    static func covers(_ metadata: MapMetadata, _ c: Coordinate) -> Bool {
+        guard let b = metadata.bbox, b.count == 4 else { return true }
+        return c.latitude >= b[0] - 0.01 && c.latitude <= b[2] + 0.01 && c.longitude >= b[1] - 0.01 && c.longitude <= b[3] + 0.01
+    }
+}

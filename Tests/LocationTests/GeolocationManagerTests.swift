@@ -1,0 +1,192 @@
+import Foundation
+import Geo
+import Location
+import ServiceLifecycle
+import Testing
+
+/// A provider whose events the test pushes by hand.
+final class ScriptedProvider: LocationProvider {
+    let name: String
+    let events: AsyncStream<LocationEvent>
+    let continuation: AsyncStream<LocationEvent>.Continuation
+    init(_ name: String = "scripted") {
+        self.name = name
+        (events, continuation) = AsyncStream.makeStream(of: LocationEvent.self)
+    }
+    func run() async throws { try? await gracefulShutdown() ; continuation.finish() }
+}
+
+@Suite struct GeolocationManagerTests {
+    let clock = ManualClock()
+    let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    let start = Coordinate(latitude: 60.171, longitude: 24.942)
+
+    func fix(_ s: Double, metres: Double = 0, speed: Double? = 1.4, course: Double? = 90, accuracy: Double? = 4) -> LocationFix {
+        LocationFix(coordinate: start.destination(bearing: 90, distance: metres), timestamp: t0.addingTimeInterval(s),
+                    horizontalAccuracy: accuracy, speed: speed, course: course)
+    }
+
+    func manager(providers: Int = 1) -> GeolocationManager<ManualClock> {
+        GeolocationManager(locationProviders: (0..<providers).map { ScriptedProvider("p\($0)") }, clock: clock)
+    }
+
+    /// Everything a stream has buffered so far (the manager yields synchronously inside its methods).
+    func drain<T>(_ iterator: inout AsyncStream<T>.Iterator, _ count: Int) async -> [T] {
+        var out: [T] = []
+        for _ in 0..<count { if let v = await iterator.next() { out.append(v) } }
+        return out
+    }
+
+    @Test func invalidFixesAreDroppedAndCounted() async {
+        let m = manager()
+        var fixes = await m.fixes().makeAsyncIterator()
+        await m.handle(.fix(fix(0)))
+        var nan = fix(1, metres: 1.4)
+        nan.coordinate.latitude = .nan
+        await m.handle(.fix(nan))
+        await m.handle(.fix(fix(1, metres: 1.4, accuracy: -1)))
+        await m.handle(.fix(fix(0)))                          // a repeat
+        await m.handle(.fix(fix(2, metres: 500)))             // 500 m in 2 s
+        await m.handle(.fix(fix(3, metres: 4.2)))
+        let got = await drain(&fixes, 2)
+        #expect(got.map(\.timestamp) == [t0, t0.addingTimeInterval(3)])
+        let stats = await m.statistics
+        #expect(stats.accepted == 2)
+        #expect(stats.rejected == [.invalidCoordinate: 1, .invalidAccuracy: 1, .outOfOrder: 1, .impossibleJump: 1])
+    }
+
+    @Test func lossIsPublishedOnceAndRestoredBeforeTheNextFix() async {
+        let m = manager()
+        var updates = await m.updates().makeAsyncIterator()
+        await m.handle(.fix(fix(0)))
+        await m.handle(.signalLost(reason: "gpsd died"))
+        await m.handle(.signalLost(reason: "gpsd died"))
+        await m.handle(.signalLost(reason: "still dead"))
+        await m.handle(.fix(fix(1, metres: 1.4)))
+        await m.handle(.noFix(.noSatellites))
+        await m.handle(.noFix(.noSatellites))
+        await m.handle(.fix(fix(2, metres: 2.8)))
+        let got = await drain(&updates, 7)
+        #expect(got == [.fix(got[0].fixValue!), .signalLost(reason: "gpsd died"), .signalRestored, .fix(got[3].fixValue!),
+                        .noFix(.noSatellites), .signalRestored, .fix(got[6].fixValue!)])
+        #expect(got.compactMap(\.fixValue).map(\.timestamp) == [0, 1, 2].map { t0.addingTimeInterval($0) })
+    }
+
+    @Test func aLowerProviderIsUsedOnlyWhileTheBetterOneIsSilent() async {
+        let m = manager(providers: 2)
+        var fixes = await m.fixes().makeAsyncIterator()
+        var updates = await m.updates().makeAsyncIterator()
+        await m.handle(.fix(fix(0)), from: 0)
+        await m.handle(.fix(fix(1, metres: 1)), from: 1)          // overridden: provider 0 is fresh
+        await m.handle(.signalLost(reason: "gpsd died"), from: 0)
+        clock.advance(by: .seconds(6))
+        await m.handle(.fix(fix(7, metres: 9)), from: 1)          // provider 0 silent for 6 s: fail over
+        let got = await drain(&fixes, 2)
+        #expect(got.map(\.timestamp) == [t0, t0.addingTimeInterval(7)])
+        #expect(await m.statistics.overridden == 1)
+        // Provider 1 still delivered, so the loss of provider 0 alone was not published.
+        let events = await drain(&updates, 2)
+        #expect(events.allSatisfy { $0.fixValue != nil })
+    }
+
+    @Test func courseMotionAndHeadingsFlowAndExpireOnTheInjectedClock() async throws {
+        let m = manager()
+        var headings = await m.headings().makeAsyncIterator()
+        #expect(await headings.next() == HeadingUpdate())
+        for s in 0..<3 {
+            await m.handle(.fix(fix(Double(s), metres: 1.4 * Double(s))))
+            if s < 2 { clock.advance(by: .seconds(1)) }
+        }
+        #expect(await m.motion == .walking)
+        let course = ResolvedHeading(degrees: 90, source: .course)
+        #expect(await m.heading(for: .collection) == course)
+        #expect(await m.heading(for: .intersection) == course)
+        #expect(m.headingSnapshot.presentation == 90)
+        #expect(m.headingSnapshot.beacon == 90)
+
+        await m.setManualHeading(80)   // device slot: the beacon prefers it to course
+        #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 80, source: .manual))
+        #expect(m.headingSnapshot.beacon == 80)
+        #expect(m.headingSnapshot.presentation == 90)
+
+        // No more fixes: after 3 s the course expires; the tick publishes it.
+        clock.advance(by: .milliseconds(2900))
+        await m.tick()
+        #expect(m.headingSnapshot.presentation == 90)
+        clock.advance(by: .milliseconds(200))
+        await m.tick()
+        #expect(m.headingSnapshot.presentation == 80)           // presentation falls back to device: manual
+        #expect(await m.heading(for: .intersection) == nil)
+        var last = HeadingUpdate()
+        while let u = await headings.next() {
+            last = u
+            if u.intersection == nil { break }
+        }
+        #expect(last == HeadingUpdate(collection: .init(degrees: 80, source: .manual), presentation: .init(degrees: 80, source: .manual),
+                                      beacon: .init(degrees: 80, source: .manual), intersection: nil))
+        // And the manual heading after its five minutes.
+        clock.advance(by: .seconds(300))
+        await m.tick()
+        #expect(m.headingSnapshot.presentation == nil)
+        #expect(m.headingSnapshot.beacon == nil)
+    }
+
+    @Test func receiverHeadingFromGpsdIsADeviceHeading() async {
+        let m = manager()
+        await m.handle(.receiverHeading(81, at: t0))
+        #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 81, source: .receiver))
+        #expect(await m.heading(for: .intersection) == nil)
+        clock.advance(by: .seconds(3))
+        #expect(await m.heading(for: .beacon) == nil)
+    }
+
+    @Test func aReplayRunsThroughAndEndsTheStreams() async throws {
+        // 30 s of MC_polar at 1000× speed through the whole manager: fixes in order, with a derived course.
+        let points = Array(try GPSData.walk("tracklib/sep/raw/MC_polar.gpx")[100..<130])
+        let provider = ReplayLocationProvider(points: points, speed: 1000, clock: ContinuousClock())
+        let m = GeolocationManager(locationProviders: [provider])
+        let fixes = await m.fixes()
+        let run = Task { try await m.run() }
+        let watchdog = Task { try await Task.sleep(for: .seconds(20)); run.cancel() }
+        defer { watchdog.cancel() }
+        var got: [LocationFix] = []
+        for await f in fixes { got.append(f) }
+        try await run.value
+        #expect(got.count == 30)
+        #expect(got.map(\.coordinate) == points.map(\.coordinate))
+        #expect(zip(got, got.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
+        #expect(got.dropFirst().allSatisfy { $0.course != nil && $0.speed != nil })
+    }
+
+    @Test func aFixedPlaceRunsUntilCancelled() async throws {
+        let m = GeolocationManager(locationProviders: [FixedLocationProvider(coordinate: start)])
+        var fixes = await m.fixes().makeAsyncIterator()
+        let run = Task { try await m.run() }
+        #expect(await fixes.next()?.coordinate == start)
+        try await Task.sleep(for: .milliseconds(300))
+        run.cancel()
+        try await run.value
+        #expect(await fixes.next() == nil)
+        #expect(FixedLocationProvider.parse("60.171, 24.942") == start)
+        #expect(FixedLocationProvider.parse("91,0") == nil)
+        #expect(FixedLocationProvider.parse("north") == nil)
+    }
+
+    @Test func gracefulShutdownOfAServiceGroupStopsTheManager() async throws {
+        let m = GeolocationManager(locationProviders: [FixedLocationProvider(coordinate: start)])
+        var fixes = await m.fixes().makeAsyncIterator()
+        let group = ServiceGroup(configuration: .init(services: [m], logger: .init(label: "test")))
+        let run = Task { try await group.run() }
+        #expect(await fixes.next() != nil)
+        await group.triggerGracefulShutdown()
+        try await run.value
+        #expect(await fixes.next() == nil)
+    }
+}
+
+extension LocationEvent {
+    var fixValue: LocationFix? {
+        if case .fix(let f) = self { return f }
+        return nil
+    }
+}
