@@ -48,6 +48,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "PulseAudio sink to speak to.")
     var sink: String?
 
+    @Option(help: "SOFA file with your HRTF (default: MIT KEMAR).")
+    var hrtf: String?
+
     @Option(help: "Language of the replies (\(StringTable.availableLanguages.joined(separator: ", "))).")
     var language: String = "en"
 
@@ -59,8 +62,9 @@ struct RunCommand: AsyncParsableCommand {
         let table = try StringTable(language: language)
         let phrasing = Phrasing(table: table)
 
-        let synthesizer: EspeakSynthesizer? = quiet ? nil : try? EspeakSynthesizer()
-        let output: any ReplyOutput = synthesizer.map { SpokenReplyOutput(synthesizer: $0, sink: sink) } ?? PrintedReplyOutput()
+        let audio = try AudioOptions(quiet: quiet, wav: nil, sink: sink, hrtf: hrtf, paths: paths).makeOutput(oneShot: false)
+        let output = audio.output
+        defer { audio.engine?.shutdown() }
 
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {

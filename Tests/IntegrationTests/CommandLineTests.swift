@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 import Testing
 
@@ -104,6 +105,24 @@ struct CommandLineTests {
                                          "--db", Soundscape.helsinkiDatabase, "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Heading east along Pohjoisesplanadi")
+    }
+
+    @Test func sayRendersTheSpokenReplyIntoABinauralWAV() throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("reply.wav").path
+        let result = try Soundscape.run(["say", "where am i", "--at", "60.16772,24.94600", "--heading", "90",
+                                         "--db", Soundscape.helsinkiDatabase, "--wav", wav])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Heading east along Pohjoisesplanadi"))
+        let soxi = try run("soxi", [wav])
+        #expect(soxi.contains("Channels       : 2"))
+        #expect(soxi.contains("Sample Rate    : 48000"))
+        let seconds = Double(try run("soxi", ["-D", wav]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        #expect(seconds > 1.5 && seconds < 8, "\(seconds) s for one sentence and two earcons")
+        let audio = try WAVFile.read(wav)
+        #expect(audio.rms() > 0.01, "the reply is silent")
     }
 
     @Test func runWalksTheSimulatedRouteAndAnswersTypedCommands() throws {

@@ -1,5 +1,6 @@
 import Callouts
 import Foundation
+import Audio
 import Geo
 import Location
 import MapData
@@ -20,7 +21,7 @@ public actor Assistant {
     private var lastEvaluation: LocationFix?
     /// Places announced automatically, with when: re-announced after 60 s or after leaving their proximity range.
     private var announced: [String: (time: Date, coordinate: Coordinate, proximity: Double)] = [:]
-    private var history: [String] = []
+    private var history: [[Reply]] = []
     private var currentStreet: String?
 
     public init(map: SpatialDataView, phrasing: Phrasing, output: any ReplyOutput) {
@@ -36,8 +37,8 @@ public actor Assistant {
     public func handle(_ event: PositionEvent) async {
         switch event {
         case .fix(let fix): await update(fix)
-        case .lost: await speak(t("status.gps_lost"), remember: false)
-        case .restored: await speak(t("status.gps_restored"), remember: false)
+        case .lost: await output.say([Reply(t("status.gps_lost"), earcon: .informationAlert)], interrupt: false)
+        case .restored: await output.say([Reply(t("status.gps_restored"), earcon: .informationAlert)], interrupt: false)
         case .walkEnded: break
         }
     }
@@ -51,6 +52,7 @@ public actor Assistant {
 
     func update(_ fix: LocationFix) async {
         locate(fix)
+        await output.moveListener(to: fix.coordinate, heading: heading)
         // Re-evaluate only after moving more than 5 m and more than 5 s since the last evaluation.
         if let last = lastEvaluation,
            fix.coordinate.distance(to: last.coordinate) <= 5 || fix.timestamp.timeIntervalSince(last.timestamp) <= 5 {
@@ -72,7 +74,7 @@ public actor Assistant {
             return
         }
         currentStreet = name
-        await speak(t("walk.now_on", name))
+        await speak([Reply(t("walk.now_on", name), earcon: .senseLocation)])
     }
 
     /// Soundscape's automatic place callouts: within 50 m, the 10 nearest, each when nearer than its
@@ -93,12 +95,14 @@ public actor Assistant {
             seenLabels.insert(trackingKey)
             announced[trackingKey] = (fix.timestamp, item.closestPoint, ranges.proximity)
             let name = item.feature.spokenName()
+            let text: String
             if let h = heading {
                 let direction = RelativeDirection.combined(relativeAngle: Angle.relative(bearing: item.bearing, heading: h))
-                await speak(t("walk.passing", name, phrasing.direction(direction)))
+                text = t("walk.passing", name, phrasing.direction(direction))
             } else {
-                await speak(name)
+                text = name
             }
+            await speak([Reply(text, location: item.closestPoint, earcon: Self.earcon(for: item.feature.superCategory))])
         }
     }
 
@@ -114,11 +118,13 @@ public actor Assistant {
         case "what's ahead", "ahead of me", "ahead": await aheadOfMe()
         case "around me", "what's around me", "around": await aroundMe()
         case "repeat", "say again":
-            if let last = history.last { await output.say(last) } else { await output.say(t("repeat.nothing")) }
+            await output.say(history.last ?? [Reply(t("repeat.nothing"))], interrupt: true)
+        case "stop", "hush", "quiet":
+            await output.say([Reply("", earcon: .hush)], interrupt: true)
         case "help", "what can i say", "commands":
-            await speak(t("help.commands", Self.commandList), remember: false)
+            await output.say([Reply(t("help.commands", Self.commandList))], interrupt: true)
         case "quit", "exit", "goodbye":
-            await speak(t("status.goodbye"), remember: false)
+            await output.say([Reply(t("status.goodbye"))], interrupt: true)
             return false
         default:
             await output.problem(t("command.not_understood", raw))
@@ -126,32 +132,30 @@ public actor Assistant {
         return true
     }
 
-    static let commandList = "where am I, what's ahead, around me, repeat, help, quit"
+    static let commandList = "where am I, what's ahead, around me, repeat, stop, help, quit"
 
     private func whereAmI() async {
         guard let here = location?.coordinate else { await output.problem(t("location.unknown")); return }
         do {
             let result = try map.reverseGeocode(here)
-            var sentences: [String] = []
+            var replies: [Reply] = []
             switch result {
             case .at(let place):
-                if let h = heading { sentences.append(t("location.facing", phrasing.compass(CompassDirection(bearing: h)))) }
-                sentences.append(t("location.at", place.feature.spokenName()))
+                if let h = heading { replies.append(Reply(t("location.facing", phrasing.compass(CompassDirection(bearing: h))))) }
+                replies.append(Reply(t("location.at", place.feature.spokenName()), location: place.closestPoint))
             case .on(let road, _):
                 let name = road.feature.spokenName()
                 if let h = heading {
-                    sentences.append(t("location.heading_along", phrasing.compass(CompassDirection(bearing: h)), name))
+                    replies.append(Reply(t("location.heading_along", phrasing.compass(CompassDirection(bearing: h)), name)))
                 } else {
-                    sentences.append(t("location.near", name))
+                    replies.append(Reply(t("location.near", name), location: road.closestPoint))
                 }
             case .near(let road, let poi):
-                if let road {
-                    sentences.append(place(road))
-                }
-                if let poi { sentences.append(place(poi)) }
-                if sentences.isEmpty { sentences.append(t("location.unknown")) }
+                if let road { replies.append(placeReply(road)) }
+                if let poi { replies.append(placeReply(poi)) }
+                if replies.isEmpty { replies.append(Reply(t("location.unknown"))) }
             }
-            await speak(sentences.joined(separator: ". "))
+            await speak(modeGroup(replies), interrupt: true)
         } catch {
             await output.problem("\(error)")
         }
@@ -167,8 +171,11 @@ public actor Assistant {
                                        categories: [.place, .landmark])) ?? []
             radius += 200
         }
-        guard !found.isEmpty else { await speak(t("explore.nothing_ahead", phrasing.distances.string(meters: 1000))); return }
-        await speak(found.prefix(5).map(place).joined(separator: ". "))
+        guard !found.isEmpty else {
+            await speak([Reply(t("explore.nothing_ahead", phrasing.distances.string(meters: 1000)))], interrupt: true)
+            return
+        }
+        await speak(modeGroup(found.prefix(5).map(placeReply)), interrupt: true)
     }
 
     private func aroundMe() async {
@@ -182,22 +189,40 @@ public actor Assistant {
             radius += 200
         }
         let places = quadrants.compactMap(\.nearest)
-        guard !places.isEmpty else { await speak(t("explore.nothing_around", phrasing.distances.string(meters: 1000))); return }
-        await speak(places.map(place).joined(separator: ". "))
-    }
-
-    private func place(_ item: NearbyFeature) -> String {
-        let direction = heading.map { RelativeDirection.combined(relativeAngle: Angle.relative(bearing: item.bearing, heading: $0)) }
-        return phrasing.place(item.feature.spokenName(), distance: item.distance, direction: direction,
-                              accuracy: location?.horizontalAccuracy)
-    }
-
-    private func speak(_ text: String, remember: Bool = true) async {
-        if remember {
-            history.append(text)
-            if history.count > 10 { history.removeFirst(history.count - 10) }
+        guard !places.isEmpty else {
+            await speak([Reply(t("explore.nothing_around", phrasing.distances.string(meters: 1000)))], interrupt: true)
+            return
         }
-        await output.say(text)
+        await speak(modeGroup(places.map(placeReply)), interrupt: true)
+    }
+
+    /// "Stockmann, 40 meters, ahead to the right", heard from Stockmann's nearest point.
+    private func placeReply(_ item: NearbyFeature) -> Reply {
+        let direction = heading.map { RelativeDirection.combined(relativeAngle: Angle.relative(bearing: item.bearing, heading: $0)) }
+        let text = phrasing.place(item.feature.spokenName(), distance: item.distance, direction: direction,
+                                  accuracy: location?.horizontalAccuracy)
+        return Reply(text, location: item.closestPoint, earcon: Self.earcon(for: item.feature.superCategory))
+    }
+
+    /// An exploration group: the mode-enter earcon before it and the mode-exit earcon after it.
+    private func modeGroup(_ replies: [Reply]) -> [Reply] {
+        [Reply("", earcon: .modeEnter)] + replies + [Reply("", earcon: .modeExit)]
+    }
+
+    private func speak(_ replies: [Reply], interrupt: Bool = false) async {
+        history.append(replies)
+        if history.count > 10 { history.removeFirst(history.count - 10) }
+        await output.say(replies, interrupt: interrupt)
+    }
+
+    /// The earcon that leads a place's name, by its super-category (as Soundscape's).
+    static func earcon(for category: SuperCategory) -> Earcon {
+        switch category {
+        case .information: return .informationAlert
+        case .mobility: return .senseMobility
+        case .safety: return .senseSafety
+        default: return .sensePOI
+        }
     }
 }
 

@@ -1,80 +1,136 @@
 import Audio
 import Foundation
+import Geo
 import Logging
 
-/// Where the assistant's words go. Every reply is printed; it is also spoken when a sound server is there.
-public protocol ReplyOutput: Sendable {
-    /// Prints and speaks `text`, returning when it has been spoken (or printed only).
-    func say(_ text: String) async
-    /// Prints and speaks a problem; problems are never only logged.
-    func problem(_ text: String) async
+/// One thing the assistant says: words, where the thing it speaks of is (so it is heard from there), and an
+/// earcon to lead it.
+public struct Reply: Sendable, Equatable {
+    public var text: String
+    /// The place spoken about; nil for statements heard from straight ahead (2-D).
+    public var location: Coordinate?
+    public var earcon: Earcon?
+
+    public init(_ text: String, location: Coordinate? = nil, earcon: Earcon? = nil) {
+        self.text = text
+        self.location = location
+        self.earcon = earcon
+    }
 }
 
-/// Prints to standard output and speaks through espeak-ng into PulseAudio.
-///
-/// When the sound server is missing or goes away it says so once, in print, and carries on printing;
-/// it tries the sound server again at the next reply.
-public actor SpokenReplyOutput: ReplyOutput {
-    private let synthesizer: EspeakSynthesizer
-    private let voice: VoiceSettings
-    private let sink: String?
-    private var stream: PulseSimpleStream?
-    private var reportedSilence = false
-    private let printLine: @Sendable (String) -> Void
-    private let logger = Logger(label: "soundscape.output")
+/// Where the assistant's words go. Every reply is printed; it is also heard when there is a sound output.
+public protocol ReplyOutput: Sendable {
+    /// Prints the replies and queues them for playing in order. With `interrupt`, whatever is playing or
+    /// waiting stops first (a user's question interrupts; automatic callouts wait their turn).
+    func say(_ replies: [Reply], interrupt: Bool) async
+    /// Prints and speaks a problem; problems are never only logged.
+    func problem(_ text: String) async
+    /// Where the listener is and faces, for placing sounds around them.
+    func moveListener(to location: Coordinate?, heading: Double?) async
+    /// Returns when everything queued has been played.
+    func finish() async
+}
 
-    public init(synthesizer: EspeakSynthesizer, voice: VoiceSettings = VoiceSettings(), sink: String? = nil,
+extension ReplyOutput {
+    public func say(_ text: String, interrupt: Bool = false) async { await say([Reply(text)], interrupt: interrupt) }
+}
+
+/// Prints, and plays through the audio engine: speech and earcons placed in 3-D around the listener.
+///
+/// Plays one reply after another on its own task, so the assistant never waits for speech to finish.
+/// When the sound server goes away it says so once, in print, and carries on; the engine reconnects by itself.
+public actor EngineReplyOutput: ReplyOutput {
+    private let engine: AudioEngine
+    private let printLine: @Sendable (String) -> Void
+    private var queue: [(generation: Int, reply: Reply)] = []
+    private var generation = 0
+    private var worker: Task<Void, Never>?
+    private var reportedNoSound = false
+    private let checksConnection: Bool
+
+    /// - Parameters:
+    ///   - checksConnection: watch the sound server and say when it goes away or comes back (live output).
+    ///   - soundServerMissing: the caller found no sound server at start and has said so already.
+    public init(engine: AudioEngine, checksConnection: Bool = true, soundServerMissing: Bool = false,
                 printLine: @escaping @Sendable (String) -> Void = { print($0) }) {
-        self.synthesizer = synthesizer
-        self.voice = voice
-        self.sink = sink
+        self.engine = engine
+        self.checksConnection = checksConnection
+        self.reportedNoSound = soundServerMissing
         self.printLine = printLine
     }
 
-    public func say(_ text: String) async {
-        printLine(text)
-        speak(text)
+    public func say(_ replies: [Reply], interrupt: Bool) {
+        if interrupt {
+            generation += 1
+            queue.removeAll()
+            engine.stopAll()
+        }
+        reportSoundServer()
+        for reply in replies {
+            if !reply.text.isEmpty { printLine(reply.text) }
+            queue.append((generation, reply))
+        }
+        if worker == nil { worker = Task { await self.drainQueue() } }
     }
 
-    public func problem(_ text: String) async {
+    public func problem(_ text: String) {
+        reportSoundServer()
         printLine("Problem: \(text)")
-        speak(text)
+        queue.append((generation, Reply(text, earcon: .invalidFunction)))
+        if worker == nil { worker = Task { await self.drainQueue() } }
     }
 
-    private func speak(_ text: String) {
-        do {
-            let stream = try openStream()
-            var failure: (any Error)?
-            try synthesizer.synthesize(SSML.document(SSML.escape(text)), voice: voice, ssml: true) { chunk in
-                do { try stream.write(chunk.map { Float($0) / 32768 }) } catch { failure = error; return false }
-                return true
-            }
-            if let failure { throw failure }
-            try stream.drain()
-            reportedSilence = false
-        } catch {
-            stream = nil
-            if !reportedSilence {
-                reportedSilence = true
-                printLine("Problem: cannot speak (\(error)); replies are printed only until the sound server is back.")
-            }
-            logger.debug("speech output failed: \(error)")
+    public func moveListener(to location: Coordinate?, heading: Double?) {
+        engine.setListener(location: location, heading: heading)
+    }
+
+    public func finish() async {
+        while let worker {
+            await worker.value
+            if self.worker == worker { self.worker = nil }
         }
     }
 
-    private func openStream() throws -> PulseSimpleStream {
-        if let stream { return stream }
-        let s = try PulseSimpleStream(direction: .playback, sampleRate: synthesizer.sampleRate, channels: 1, device: sink,
-                                      streamName: "Soundscape speech", latency: 0.05)
-        stream = s
-        return s
+    private func drainQueue() async {
+        while !queue.isEmpty {
+            let job = queue.removeFirst()
+            guard job.generation == generation else { continue }
+            _ = await engine.play(Self.sound(for: job.reply), type: job.reply.location.map { .localized($0) } ?? .standard)
+        }
+        worker = nil
+    }
+
+    static func sound(for reply: Reply) -> any Sound {
+        switch (reply.earcon, reply.text.isEmpty) {
+        case (let earcon?, true): return GlyphSound(earcon)
+        case (let earcon?, false): return ConcatenatedSound(GlyphSound(earcon), TTSSound(reply.text))
+        case (nil, _): return TTSSound(reply.text)
+        }
+    }
+
+    private func reportSoundServer() {
+        guard checksConnection else { return }
+        let status = engine.status
+        let connected = status.connected
+        // A connection still being made for the first time is not a loss.
+        if !connected && !reportedNoSound && status.connections > 0 {
+            reportedNoSound = true
+            printLine("Problem: no sound server; replies are printed only until it is back.")
+        } else if connected && reportedNoSound {
+            reportedNoSound = false
+            printLine("Sound is back.")
+        }
     }
 }
 
-/// Prints only (no sound server, tests, `--quiet`).
+/// Prints only (no sound, tests, `--quiet`).
 public struct PrintedReplyOutput: ReplyOutput {
     let printLine: @Sendable (String) -> Void
     public init(printLine: @escaping @Sendable (String) -> Void = { print($0) }) { self.printLine = printLine }
-    public func say(_ text: String) async { printLine(text) }
+    public func say(_ replies: [Reply], interrupt: Bool) async {
+        for r in replies where !r.text.isEmpty { printLine(r.text) }
+    }
     public func problem(_ text: String) async { printLine("Problem: \(text)") }
+    public func moveListener(to location: Coordinate?, heading: Double?) async {}
+    public func finish() async {}
 }

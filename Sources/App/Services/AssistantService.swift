@@ -24,7 +24,7 @@ public struct AssistantService: Service {
     }
 
     public func run() async throws {
-        await output.say(greeting)
+        await output.say([Reply(greeting, earcon: .appLaunch)], interrupt: false)
         let assistant = self.assistant
         let stopAtEndOfWalk = self.stopAtEndOfWalk
         await withTaskGroup(of: Void.self) { group in
@@ -45,5 +45,6 @@ public struct AssistantService: Service {
             await group.next()
             group.cancelAll()
         }
+        await output.finish()
     }
 }
