@@ -33,6 +33,13 @@ struct BenchCommand: AsyncParsableCommand {
         let synthesizer = try EspeakSynthesizer()
         figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer)
 
+        printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
+        let soundServer = (try? PulseSimpleStream(direction: .playback, sampleRate: 48_000, channels: 2, streamName: "probe")) != nil
+        if !soundServer { printError("bench: no sound server; motion-to-sound is not measured (run under scripts/with-test-services)") }
+        for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil) {
+            figures.append(BenchFigure(audio: figure))
+        }
+
         print(BenchTable.render(figures))
     }
 }

@@ -18,6 +18,18 @@ struct BenchFigure: Sendable {
         self.met = met
     }
 
+    /// A figure from a stage's own benchmark, whose target is text such as "<= 25" or ">= 10" (or "-").
+    init(audio figure: (name: String, value: Double, unit: String, target: String)) {
+        let target = figure.target.trimmingCharacters(in: .whitespaces)
+        if target.hasPrefix("<="), let limit = Double(target.dropFirst(2).trimmingCharacters(in: .whitespaces)) {
+            self = .atMost(figure.name, figure.value, figure.unit, limit)
+        } else if target.hasPrefix(">="), let limit = Double(target.dropFirst(2).trimmingCharacters(in: .whitespaces)) {
+            self = .atLeast(figure.name, figure.value, figure.unit, limit)
+        } else {
+            self.init(figure.name, figure.value, figure.unit)
+        }
+    }
+
     /// A figure that must be at most `limit`.
     static func atMost(_ name: String, _ value: Double, _ unit: String, _ limit: Double) -> BenchFigure {
         BenchFigure(name, value, unit, target: "≤ \(format(limit)) \(unit)", met: value <= limit)
