@@ -30,16 +30,27 @@ final class ScriptedProvider: LocationProvider {
         GeolocationManager(locationProviders: (0..<providers).map { ScriptedProvider("p\($0)") }, clock: clock)
     }
 
-    /// Everything a stream has buffered so far (the manager yields synchronously inside its methods).
-    func drain<T>(_ iterator: inout AsyncStream<T>.Iterator, _ count: Int) async -> [T] {
-        var out: [T] = []
-        for _ in 0..<count { if let v = await iterator.next() { out.append(v) } }
+    /// Up to `count` elements of a stream, or fewer if they do not come within `seconds`: a test that expects
+    /// more than the code yields fails instead of hanging. (The manager yields synchronously inside its methods,
+    /// so what it published is already buffered.)
+    func collect<T: Sendable>(_ stream: AsyncStream<T>, _ count: Int, within seconds: Double = 2) async -> [T] {
+        let collector = Task {
+            var out: [T] = []
+            for await v in stream {
+                out.append(v)
+                if out.count == count { break }
+            }
+            return out
+        }
+        let timeout = Task { try await Task.sleep(for: .seconds(seconds)); collector.cancel() }
+        let out = await collector.value
+        timeout.cancel()
         return out
     }
 
     @Test func invalidFixesAreDroppedAndCounted() async {
         let m = manager()
-        var fixes = await m.fixes().makeAsyncIterator()
+        let fixes = await m.fixes()
         await m.handle(.fix(fix(0)))
         var nan = fix(1, metres: 1.4)
         nan.coordinate.latitude = .nan
@@ -48,16 +59,16 @@ final class ScriptedProvider: LocationProvider {
         await m.handle(.fix(fix(0)))                          // a repeat
         await m.handle(.fix(fix(2, metres: 500)))             // 500 m in 2 s
         await m.handle(.fix(fix(3, metres: 4.2)))
-        let got = await drain(&fixes, 2)
+        let got = await collect(fixes, 3, within: 0.5)
         #expect(got.map(\.timestamp) == [t0, t0.addingTimeInterval(3)])
         let stats = await m.statistics
         #expect(stats.accepted == 2)
         #expect(stats.rejected == [.invalidCoordinate: 1, .invalidAccuracy: 1, .outOfOrder: 1, .impossibleJump: 1])
     }
 
-    @Test func lossIsPublishedOnceAndRestoredBeforeTheNextFix() async {
+    @Test func lossIsPublishedOnceAndRestoredBeforeTheNextFix() async throws {
         let m = manager()
-        var updates = await m.updates().makeAsyncIterator()
+        let updates = await m.updates()
         await m.handle(.fix(fix(0)))
         await m.handle(.signalLost(reason: "gpsd died"))
         await m.handle(.signalLost(reason: "gpsd died"))
@@ -66,7 +77,8 @@ final class ScriptedProvider: LocationProvider {
         await m.handle(.noFix(.noSatellites))
         await m.handle(.noFix(.noSatellites))
         await m.handle(.fix(fix(2, metres: 2.8)))
-        let got = await drain(&updates, 7)
+        let got = await collect(updates, 8, within: 0.5)
+        try #require(got.count == 7, "\(got)")
         #expect(got == [.fix(got[0].fixValue!), .signalLost(reason: "gpsd died"), .signalRestored, .fix(got[3].fixValue!),
                         .noFix(.noSatellites), .signalRestored, .fix(got[6].fixValue!)])
         #expect(got.compactMap(\.fixValue).map(\.timestamp) == [0, 1, 2].map { t0.addingTimeInterval($0) })
@@ -74,25 +86,24 @@ final class ScriptedProvider: LocationProvider {
 
     @Test func aLowerProviderIsUsedOnlyWhileTheBetterOneIsSilent() async {
         let m = manager(providers: 2)
-        var fixes = await m.fixes().makeAsyncIterator()
-        var updates = await m.updates().makeAsyncIterator()
+        let fixes = await m.fixes()
+        let updates = await m.updates()
         await m.handle(.fix(fix(0)), from: 0)
         await m.handle(.fix(fix(1, metres: 1)), from: 1)          // overridden: provider 0 is fresh
         await m.handle(.signalLost(reason: "gpsd died"), from: 0)
         clock.advance(by: .seconds(6))
         await m.handle(.fix(fix(7, metres: 9)), from: 1)          // provider 0 silent for 6 s: fail over
-        let got = await drain(&fixes, 2)
+        let got = await collect(fixes, 3, within: 0.5)
         #expect(got.map(\.timestamp) == [t0, t0.addingTimeInterval(7)])
         #expect(await m.statistics.overridden == 1)
         // Provider 1 still delivered, so the loss of provider 0 alone was not published.
-        let events = await drain(&updates, 2)
-        #expect(events.allSatisfy { $0.fixValue != nil })
+        let events = await collect(updates, 3, within: 0.5)
+        #expect(events.count == 2 && events.allSatisfy { $0.fixValue != nil }, "\(events)")
     }
 
     @Test func courseMotionAndHeadingsFlowAndExpireOnTheInjectedClock() async throws {
         let m = manager()
-        var headings = await m.headings().makeAsyncIterator()
-        #expect(await headings.next() == HeadingUpdate())
+        let headings = await m.headings()
         for s in 0..<3 {
             await m.handle(.fix(fix(Double(s), metres: 1.4 * Double(s))))
             if s < 2 { clock.advance(by: .seconds(1)) }
@@ -117,12 +128,10 @@ final class ScriptedProvider: LocationProvider {
         await m.tick()
         #expect(m.headingSnapshot.presentation == 80)           // presentation falls back to device: manual
         #expect(await m.heading(for: .intersection) == nil)
-        var last = HeadingUpdate()
-        while let u = await headings.next() {
-            last = u
-            if u.intersection == nil { break }
-        }
-        #expect(last == HeadingUpdate(collection: .init(degrees: 80, source: .manual), presentation: .init(degrees: 80, source: .manual),
+        // The stream told every change: empty at first, course, manual for the beacon, and the expiry of course.
+        let published = await collect(headings, 4)
+        #expect(published.first == HeadingUpdate())
+        #expect(published.last == HeadingUpdate(collection: .init(degrees: 80, source: .manual), presentation: .init(degrees: 80, source: .manual),
                                       beacon: .init(degrees: 80, source: .manual), intersection: nil))
         // And the manual heading after its five minutes.
         clock.advance(by: .seconds(300))
@@ -162,6 +171,8 @@ final class ScriptedProvider: LocationProvider {
         let m = GeolocationManager(locationProviders: [FixedLocationProvider(coordinate: start)])
         var fixes = await m.fixes().makeAsyncIterator()
         let run = Task { try await m.run() }
+        let watchdog = Task { try await Task.sleep(for: .seconds(10)); run.cancel() }   // never hang
+        defer { watchdog.cancel() }
         #expect(await fixes.next()?.coordinate == start)
         try await Task.sleep(for: .milliseconds(300))
         run.cancel()
@@ -177,6 +188,8 @@ final class ScriptedProvider: LocationProvider {
         var fixes = await m.fixes().makeAsyncIterator()
         let group = ServiceGroup(configuration: .init(services: [m], logger: .init(label: "test")))
         let run = Task { try await group.run() }
+        let watchdog = Task { try await Task.sleep(for: .seconds(10)); run.cancel() }   // never hang
+        defer { watchdog.cancel() }
         #expect(await fixes.next() != nil)
         await group.triggerGracefulShutdown()
         try await run.value

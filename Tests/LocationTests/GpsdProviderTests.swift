@@ -98,10 +98,14 @@ final class FakeGpsdServer: @unchecked Sendable {
         port = UInt16(bigEndian: actual.sin_port)
     }
 
-    /// Waits for the next client (up to 5 s) and keeps it.
-    func acceptClient() throws {
+    /// Waits for the next client (up to 10 s, without blocking a cooperative thread) and keeps it.
+    func acceptClient() async throws {
         var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        try #require(poll(&pfd, 1, 5000) == 1, "no client connected")
+        let deadline = ContinuousClock.now + .seconds(10)
+        while poll(&pfd, 1, 0) != 1 {
+            try #require(ContinuousClock.now < deadline, "no client connected")
+            try await Task.sleep(for: .milliseconds(10))
+        }
         let client = accept(fd, nil, nil)
         try #require(client >= 0)
         clients.withLock { $0.append(client) }
@@ -138,7 +142,7 @@ final class FakeGpsdServer: @unchecked Sendable {
         defer { watchdog.cancel() }
         var events = provider.events.makeAsyncIterator()
 
-        try server.acceptClient()
+        try await server.acceptClient()
         server.send([#"{"class":"VERSION","release":"3.22"}"#, "this is not json", "{\"class\":", Self.tpv(0), #"[1,2,3]"#, Self.tpv(1)])
         #expect(await events.next()?.fixSecond == 0)
         #expect(await events.next()?.fixSecond == 1)
@@ -149,7 +153,7 @@ final class FakeGpsdServer: @unchecked Sendable {
         server.dropClients()
         #expect(await events.next() == .signalLost(reason: "gpsd at 127.0.0.1:\(server.port) closed the connection"))
         let back = ContinuousClock.now
-        try server.acceptClient()
+        try await server.acceptClient()
         #expect(ContinuousClock.now - back < .seconds(2))
         server.send([Self.tpv(1), Self.tpv(2)])
         #expect(await events.next() == .signalRestored)

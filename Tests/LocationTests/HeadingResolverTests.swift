@@ -86,7 +86,7 @@ import Testing
         #expect(r.degrees(from: .course, at: clock.now) == 95)
     }
 
-    @Test func courseNeedsMotionAndHalfAMetrePerSecondLess() {
+    @Test func courseNeedsMotionAndAtLeast0_4MetresPerSecond() {
         var r = Resolver()
         do { let ok = r.updateCourse(90, speed: 0.39, motion: .walking, at: clock.now); #expect(!ok) }
         do { let ok = r.updateCourse(90, speed: 1.2, motion: .stationary, at: clock.now); #expect(!ok) }

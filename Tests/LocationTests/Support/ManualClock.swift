@@ -68,8 +68,15 @@ enum GPSData {
         return url.path
     }
 
+    /// Parsed once per test process: the big files cost seconds of CPU in debug builds, and the test process also
+    /// runs timing-sensitive integration tests.
+    private static let cache = Mutex<[String: [TrackPoint]]>([:])
+
     static func walk(_ relative: String) throws -> [TrackPoint] {
-        try GPXReader.read(path(relative))
+        if let cached = cache.withLock({ $0[relative] }) { return cached }
+        let points = try GPXReader.read(path(relative))
+        cache.withLock { $0[relative] = points }
+        return points
     }
 
     /// The walk as fixes (1 s apart when the file has no times), accuracy as given (nil when unknown).
