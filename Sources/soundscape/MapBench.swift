@@ -36,12 +36,12 @@ func runMapBench(pbf: String, workDir: String, importRuns: Int = 3, queryPoints:
 
     // Query latency at random points inside the extract's bounding box.
     let bbox = view.metadata.bbox ?? [60.1641551, 24.9351766, 60.1791074, 24.9534132]
-    var random = MapBenchRandom(seed: 0x5EED_0F_A9)
+    var random = SplitMix(seed: 0x5EED_0F_A9)
     let points = (0..<queryPoints).map { _ in
-        Coordinate(latitude: bbox[0] + random.nextUnit() * (bbox[2] - bbox[0]),
-                   longitude: bbox[1] + random.nextUnit() * (bbox[3] - bbox[1]))
+        Coordinate(latitude: bbox[0] + random.nextUniform() * (bbox[2] - bbox[0]),
+                   longitude: bbox[1] + random.nextUniform() * (bbox[3] - bbox[1]))
     }
-    let headings = (0..<queryPoints).map { _ in random.nextUnit() * 360 }
+    let headings = (0..<queryPoints).map { _ in random.nextUniform() * 360 }
     // Warm the page cache and statement caches first.
     for p in points.prefix(200) {
         _ = try view.nearestPerQuadrant(around: p, heading: 0, radius: 200)
@@ -103,16 +103,3 @@ enum MapBenchChild {
     }
 }
 
-/// Deterministic random numbers, so that every bench run queries the same points.
-struct MapBenchRandom {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextUnit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}

@@ -1,0 +1,106 @@
+import Foundation
+import TOMLKit
+
+/// Reads and writes the settings file. Reading never fails as a whole: an unreadable file or a bad value is
+/// reported (with the file, the line where TOML gives one, the key and what it allows) and the rest applies.
+/// Writing is atomic (a temporary file renamed over the old one), so a crash never leaves half a file.
+public struct SettingsStore: Sendable {
+    public let path: String
+
+    public init(path: String) { self.path = path }
+
+    /// `$XDG_CONFIG_HOME/soundscape/config.toml`, else `~/.config/soundscape/config.toml`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
+        return base + "/soundscape/config.toml"
+    }
+
+    public struct Loaded: Sendable {
+        public var settings: Settings
+        /// Problems to print and speak: each names the file and key.
+        public var problems: [String]
+    }
+
+    public func load() -> Loaded {
+        var settings = Settings()
+        guard FileManager.default.fileExists(atPath: path) else { return Loaded(settings: settings, problems: []) }
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            return Loaded(settings: settings, problems: ["\(path): cannot read the settings (\(error.localizedDescription)); using the defaults"])
+        }
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch {
+            return Loaded(settings: settings, problems: ["\(path): \(Self.describe(error)); using the defaults"])
+        }
+        var problems: [String] = []
+        for (name, value) in table {
+            guard let key = Settings.key(named: name) else {
+                problems.append("\(path): unknown setting \"\(name)\" (known: \(Settings.keys.map(\.name).joined(separator: ", "))); ignored")
+                continue
+            }
+            let converted: SettingValue
+            if let s = value.string { converted = .text(s) }
+            else if let i = value.int { converted = .integer(i) }
+            else if let b = value.bool { converted = .boolean(b) }
+            else {
+                problems.append(SettingError(key: name, value: value.debugDescription, allowed: key.allowed, file: path,
+                                             line: Self.line(of: name, in: text)).description)
+                continue
+            }
+            do { try settings.set(key, to: converted) } catch {
+                var e = error
+                e.file = path
+                e.line = Self.line(of: name, in: text)
+                problems.append(e.description)
+            }
+        }
+        return Loaded(settings: settings, problems: problems)
+    }
+
+    /// Writes every setting, atomically.
+    public func save(_ settings: Settings) throws {
+        let table = TOMLTable()
+        for key in Settings.keys {
+            switch settings.value(of: key) {
+            case .text(let t): table[key.name] = t
+            case .integer(let i): table[key.name] = i
+            case .boolean(let b): table[key.name] = b
+            }
+        }
+        let header = "# Soundscape for Linux settings. Every setting can also be changed by voice.\n"
+            + "# Allowed values:\n" + Settings.keys.map { "#   \($0.name): \($0.allowed)" }.joined(separator: "\n") + "\n\n"
+        let url = URL(fileURLWithPath: path)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data((header + table.convert(to: .toml) + "\n").utf8).write(to: url, options: .atomic)
+    }
+
+    /// Changes one setting (checked) and saves the file; returns the new settings.
+    public func update(_ settings: Settings, key name: String, to value: SettingValue) throws -> Settings {
+        guard let key = Settings.key(named: name) else {
+            throw SettingError(key: name, value: "", allowed: "a known setting", file: path)
+        }
+        var next = settings
+        try next.set(key, to: value)
+        try save(next)
+        return next
+    }
+
+    static func line(of key: String, in text: String) -> Int? {
+        for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.hasPrefix(key) {
+                let rest = trimmed.dropFirst(key.count).trimmingCharacters(in: .whitespaces)
+                if rest.hasPrefix("=") { return i + 1 }
+            }
+        }
+        return nil
+    }
+
+    static func describe(_ error: any Error) -> String {
+        if let e = error as? TOMLParseError {
+            return "line \(e.source.begin.line), column \(e.source.begin.column): \(e.description)"
+        }
+        return "\(error)"
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Geo
+import MapData
+
+/// A place a command names, resolved to where to go.
+public struct ResolvedPlace: Sendable, Hashable {
+    public var name: String
+    /// The point to aim for: the place's nearest point (or the marker) as seen from the user.
+    public var coordinate: Coordinate
+    public var target: BeaconTarget
+    /// The outline, for places that are areas.
+    public var area: [Coordinate]?
+}
+
+/// The result of "take me to ⟨place⟩".
+public struct PlannedGuidance: Sendable {
+    public var place: ResolvedPlace
+    public var route: PlannedRoute
+    public var maneuvers: [Maneuver]
+    /// The announcements in the order a walker hears them.
+    public var announcements: [Announcement]
+    /// "Walking route to Kauppatori, 800 meters".
+    public var summary: String
+    /// The route as waypoints (the maneuver points and the destination), for route guidance and the beacon.
+    public var waypoints: [RouteWaypoint]
+}
+
+public enum GuidanceCommandError: Error, CustomStringConvertible {
+    case placeNotFound(String, message: String)
+    case noRoute(String, message: String)
+
+    public var description: String {
+        switch self {
+        case .placeNotFound(_, let m), .noRoute(_, let m): m
+        }
+    }
+}
+
+/// The guidance commands as plain functions, for the command map and `soundscape say`.
+public enum GuidanceCommands {
+    /// Resolves a spoken place name: a saved marker first, then the map (nearest match among equals).
+    public static func resolve(_ spoken: String, near here: Coordinate, map: SpatialDataView, markers: MarkerStore? = nil,
+                               language: String = "en") throws -> ResolvedPlace? {
+        if let markers, let m = try markers.find(named: spoken) {
+            return ResolvedPlace(name: m.name, coordinate: m.coordinate, target: .marker(id: m.id))
+        }
+        guard let match = try map.lookup(spokenName: spoken, near: here, limit: 1).first else { return nil }
+        let f = match.feature
+        let closest = GeometryMath.closest(f.geometry, to: here)
+        var area: [Coordinate]?
+        switch f.geometry {
+        case .polygon(let rings): area = rings.first
+        case .multiPolygon(let polys): area = polys.first?.first
+        default: break
+        }
+        return ResolvedPlace(name: f.spokenName(language: language), coordinate: closest?.point ?? f.centroid,
+                             target: .place(key: f.key), area: area)
+    }
+
+    /// "Take me to ⟨place⟩": plans a walking route and its announcements.
+    public static func takeMeTo(placeName: String, from here: Coordinate, heading: Double? = nil, map: SpatialDataView,
+                                planner: RoutePlanner, language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings(),
+                                markers: MarkerStore? = nil) throws -> PlannedGuidance {
+        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code) else {
+            throw GuidanceCommandError.placeNotFound(placeName, message: language("plan.no_place", placeName))
+        }
+        guard let route = planner.plan(from: here, to: place.coordinate, destinationName: place.name) else {
+            throw GuidanceCommandError.noRoute(placeName, message: language("plan.no_route", place.name))
+        }
+        let maneuvers = ManeuverBuilder(graph: planner.graph).maneuvers(for: route)
+        var s = settings
+        s.language = language.code
+        let scheduler = AnnouncementScheduler(maneuvers: maneuvers, composer: AnnouncementComposer(language: language, settings: s))
+        let announcements = scheduler.walkThrough()
+        var waypoints: [RouteWaypoint] = maneuvers.dropFirst().dropLast().map {
+            RouteWaypoint(name: language("route.waypoint_name", String($0.distanceAlong.rounded())), coordinate: $0.coordinate)
+        }
+        waypoints.append(RouteWaypoint(name: place.name, coordinate: maneuvers.last?.coordinate ?? place.coordinate))
+        let summary = language("plan.summary", place.name, language.distance(route.length))
+        return PlannedGuidance(place: place, route: route, maneuvers: maneuvers, announcements: announcements,
+                               summary: summary, waypoints: waypoints)
+    }
+
+    /// "Set beacon on ⟨place⟩": the beacon and its spoken confirmation with distance and direction. With a
+    /// `manager`, the beacon is set on it (sound, persistence); otherwise only composed.
+    public static func setBeacon(placeName: String, from here: Coordinate, heading: Double? = nil, map: SpatialDataView,
+                                 language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings(),
+                                 markers: MarkerStore? = nil, manager: DestinationManager? = nil) async throws
+        -> (beacon: Beacon, callout: GuidanceCallout) {
+        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code) else {
+            throw GuidanceCommandError.placeNotFound(placeName, message: language("plan.no_place", placeName))
+        }
+        let beacon = Beacon(target: place.target, name: place.name, location: place.coordinate, area: place.area,
+                            delayedStart: settings.delayedBeaconStart)
+        if let manager {
+            return (beacon, await manager.set(beacon, from: here, heading: heading))
+        }
+        return (beacon, DestinationManager.setCallout(beacon, from: here, heading: heading, settings: settings, language: language))
+    }
+
+    /// "Beacon here".
+    public static func beaconHere(at here: Coordinate, language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings()) -> Beacon {
+        Beacon(target: .here, name: language("beacon.here_name"), location: here, delayedStart: settings.delayedBeaconStart)
+    }
+
+    /// A default marker name from the map: "Marker at Stockmann", "Marker along Kaivokatu", or the date.
+    public static func defaultMarkerName(at here: Coordinate, map: SpatialDataView?, language: GuidanceLanguage, now: Date = Date()) -> String {
+        if let map, let result = try? map.reverseGeocode(here) {
+            switch result {
+            case .at(let poi): return language("marker.default_at", poi.feature.spokenName(language: language.code))
+            case .on(let road, _): return language("marker.default_along", road.feature.spokenName(language: language.code))
+            case .near(let road, let poi):
+                if let poi, poi.distance < 30 { return language("marker.default_at", poi.feature.spokenName(language: language.code)) }
+                if let road { return language("marker.default_along", road.feature.spokenName(language: language.code)) }
+            }
+        }
+        let f = DateFormatter()
+        f.locale = Locale(identifier: language.code)
+        f.dateStyle = .medium
+        f.timeStyle = .short
+        return language("marker.default_date", f.string(from: now))
+    }
+}
