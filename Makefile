@@ -12,7 +12,7 @@ BUNDLED_PBF  := $(DATA)/osm/Helsinki.osm.pbf
 RELEASE_BIN  := .build/release/soundscape
 RUN_ARGS     ?=
 
-.PHONY: all setup build release run test bench sounds proto clean
+.PHONY: all setup build release run test bench sounds proto install uninstall clean
 
 all: build
 
@@ -54,6 +54,18 @@ sounds: setup
 proto:
 	protoc --swift_out=Sources/MapData/PBF/Generated --swift_opt=Visibility=Internal \
 	  -I Sources/MapData/PBF/proto Sources/MapData/PBF/proto/fileformat.proto Sources/MapData/PBF/proto/osmformat.proto
+
+# Install for the current user: the program, its grammars, models, sounds and walks, and the systemd unit.
+PREFIX ?= $(HOME)/.local
+install: release
+	install -D -m 755 $(RELEASE_BIN) "$(PREFIX)/bin/soundscape"
+	mkdir -p "$(PREFIX)/share/soundscape"
+	cp -r Grammars Models Sounds Walks README.md "$(PREFIX)/share/soundscape/"
+	install -D -m 644 packaging/systemd/soundscape.service "$(HOME)/.config/systemd/user/soundscape.service"
+	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now soundscape"
+
+uninstall:
+	rm -rf "$(PREFIX)/bin/soundscape" "$(PREFIX)/share/soundscape" "$(HOME)/.config/systemd/user/soundscape.service"
 
 clean:
 	rm -rf .build

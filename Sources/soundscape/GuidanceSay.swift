@@ -1,3 +1,4 @@
+import App
 import Foundation
 import Geo
 import Guidance
@@ -45,7 +46,7 @@ enum GuidanceSay {
         let language = try GuidanceLanguage(code)
         let map = try SpatialDataView(path: mapPath)
         let store = try? UserStore(path: userDatabase ?? UserStore.defaultDatabasePath())
-        var settings = (try? store?.loadSettings(configurationPath: GuidanceSettings.defaultConfigurationPath())) ?? GuidanceSettings()
+        var settings = SettingsStore(path: SettingsStore.defaultPath()).load().settings.guidance
         settings.language = language.code
         if samples { settings.output = .samples }
         var reply = Reply(command: command, intent: tmp != nil ? "take_me_to" : "set_beacon", language: language.code, lines: [])

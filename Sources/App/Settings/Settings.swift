@@ -13,7 +13,8 @@ public struct Settings: Sendable, Equatable {
     public var soundVolume: Int = 75                    // earcons, 0…100
     // beacon
     public var beaconStyle: String = "Chime"            // a built-in style name
-    public var beaconOffDistance: Int = 15              // metres, 0…50, step 5 (arrival: the beacon goes quiet)
+    public var beaconOffDistance: Int = 15              // metres, 0…50 (arrival: the beacon goes quiet)
+    public var beaconDelayedStart: Int = 0              // metres; 0: the beacon sounds at once
     public var beaconRingingAngle: Int = 15             // degrees, 5…20
     public var beaconMelodies: Bool = false             // start/end melodies
     // callouts
@@ -21,6 +22,10 @@ public struct Settings: Sendable, Equatable {
     public var placesAndLandmarks: Bool = true
     public var mobility: Bool = true                    // also safety and intersections
     public var beaconDistance: Bool = true              // distance updates to the beacon
+    // route guidance
+    public var speakStreetNames: Bool = true
+    public var decimalSeparator: String = ""            // empty: the language's own
+    public var announcementOutput: String = "text"      // text | samples
     // input and devices
     public var pushToTalkKey: String = "KEY_RIGHTCTRL"  // evdev key name
     public var wakeWord: String = ""                    // empty: off; e.g. "hey soundscape"
@@ -77,13 +82,17 @@ extension Settings {
         integer("beacon_volume", 0...100, step: 1, \.beaconVolume),
         integer("sound_volume", 0...100, step: 1, \.soundVolume),
         choice("beacon_style", ["Chime", "Marimba", "Classic"], \.beaconStyle),
-        integer("beacon_off_distance", 0...50, step: 5, \.beaconOffDistance),
+        integer("beacon_off_distance", 0...50, step: 1, \.beaconOffDistance),
+        integer("beacon_delayed_start", 0...500, step: 1, \.beaconDelayedStart),
         integer("beacon_ringing_angle", 5...20, step: 1, \.beaconRingingAngle),
         boolean("beacon_melodies", \.beaconMelodies),
         boolean("callouts", \.callouts),
         boolean("places_and_landmarks", \.placesAndLandmarks),
         boolean("mobility", \.mobility),
         boolean("beacon_distance", \.beaconDistance),
+        boolean("speak_street_names", \.speakStreetNames),
+        choice("decimal_separator", ["", ".", ","], \.decimalSeparator),
+        choice("announcement_output", ["text", "samples"], \.announcementOutput),
         text("push_to_talk_key", \.pushToTalkKey),
         text("wake_word", \.wakeWord),
         text("audio_sink", \.audioSink),

@@ -15,6 +15,8 @@ public struct ProjectPaths: Sendable, Equatable {
         if let explicit = environment["SOUNDSCAPE_HOME"] { return ProjectPaths(home: URL(fileURLWithPath: explicit)) }
         var candidates: [URL] = []
         var dir = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
+        // Installed (make install): PREFIX/bin/soundscape with PREFIX/share/soundscape beside it.
+        candidates.append(dir.deletingLastPathComponent().appendingPathComponent("share/soundscape"))
         for _ in 0..<5 {
             candidates.append(dir)
             dir = dir.deletingLastPathComponent()

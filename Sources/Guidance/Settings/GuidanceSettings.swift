@@ -87,21 +87,4 @@ public struct GuidanceSettings: Sendable, Codable, Equatable {
         chainWindow = try c.decodeIfPresent(Double.self, forKey: .chainWindow) ?? 10
         walkingSpeed = try c.decodeIfPresent(Double.self, forKey: .walkingSpeed) ?? 1.3
     }
-
-    /// `$XDG_CONFIG_HOME/soundscape/guidance.json` (or `~/.config/soundscape/guidance.json`).
-    public static func defaultConfigurationPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base: String
-        if let xdg = environment["XDG_CONFIG_HOME"], xdg.hasPrefix("/") {
-            base = xdg
-        } else {
-            base = ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
-        }
-        return ((base as NSString).appendingPathComponent("soundscape") as NSString).appendingPathComponent("guidance.json")
-    }
-
-    /// Reads a JSON configuration file; a missing file gives the defaults.
-    public static func load(configurationAt path: String) throws -> GuidanceSettings {
-        guard FileManager.default.fileExists(atPath: path) else { return GuidanceSettings() }
-        return try JSONDecoder().decode(GuidanceSettings.self, from: Data(contentsOf: URL(fileURLWithPath: path)))
-    }
 }

@@ -125,11 +125,10 @@ public final class UserStore: Sendable {
         return try JSONDecoder().decode(T.self, from: Data(json.utf8))
     }
 
-    /// The settings saved by voice commands, else the configuration file's, else the defaults.
-    public func loadSettings(configurationPath: String? = nil) throws -> GuidanceSettings {
-        if let saved = try load(GuidanceSettings.self, forKey: "settings") { return saved }
-        if let configurationPath { return try GuidanceSettings.load(configurationAt: configurationPath) }
-        return GuidanceSettings()
+    /// The guidance settings last saved here, else the defaults. (The program's configuration file,
+    /// read by the App stage, is the source the command line starts from.)
+    public func loadSettings() throws -> GuidanceSettings {
+        try load(GuidanceSettings.self, forKey: "settings") ?? GuidanceSettings()
     }
 
     public func saveSettings(_ settings: GuidanceSettings) throws { try save(settings, forKey: "settings") }

@@ -1,0 +1,16 @@
+import Guidance
+
+extension Settings {
+    /// The guidance stage's view of the settings (the configuration file is the one source of truth).
+    public var guidance: GuidanceSettings {
+        var g = GuidanceSettings()
+        try? g.setBeaconOffDistance(Double(beaconOffDistance))
+        g.delayedBeaconStart = beaconDelayedStart > 0 ? Double(beaconDelayedStart) : nil
+        g.beaconDistanceCallouts = beaconDistance
+        g.speakStreetNames = speakStreetNames
+        g.decimalSeparator = decimalSeparator.isEmpty ? nil : decimalSeparator
+        g.output = AnnouncementOutput(rawValue: announcementOutput) ?? .text
+        g.language = language
+        return g
+    }
+}
