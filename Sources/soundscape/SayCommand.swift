@@ -4,28 +4,44 @@ import Audio
 import Callouts
 import Foundation
 import Geo
+import Guidance
 import Location
 import MapData
+import Speech
 
 struct SayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "say",
-        abstract: "Answer one command at a place, as the assistant would, and print (and speak) the reply.",
-        discussion: "Example: soundscape say \"where am i\" --at 60.1699,24.9410 --heading 90")
+        abstract: "Answer one command at a place through the assistant's pipeline, and print (and speak) the callouts.",
+        discussion: """
+            Example: soundscape say "around me" --at 60.1699,24.9410 --heading 90
+            With --json each callout is printed as one JSON object a line: text, kind, soundType \
+            (standard / localized / relative / compass), bearing (true bearing from you to what is spoken \
+            about, or null), distance (metres, or null), glyph and group.
+            Guidance commands work too: "set beacon on Kauppatori" sets the beacon (kept in the user database) \
+            and reads it back; "take me to Kauppatori" prints the planned route's announcements in order (with \
+            --json one JSON object a line: text, kind, maneuver, index, phase, distanceAlong).
+            """)
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: "The command, e.g. \"where am i\", \"what's ahead\", \"around me\".")
+    @Argument(help: "The command, e.g. \"where am i\", \"what's ahead\", \"around me\", \"help\".")
     var command: String
 
     @Option(help: "Where the user is (LAT,LON).")
     var at: CoordinateArgument
 
-    @Option(help: "The direction the user faces, degrees from north.")
+    @Option(help: "The direction the user walks or faces, degrees from north.")
     var heading: Double?
 
     @Option(help: "Map database.")
     var db: String?
+
+    @Flag(help: "Print one JSON object per callout instead of the words.")
+    var json = false
+
+    @Option(help: "User database (markers, routes, the beacon); default $SOUNDSCAPE_USER_DB, else ~/.local/share/soundscape/user.sqlite.")
+    var userDb: String?
 
     @Flag(help: "Print the reply without speaking it.")
     var quiet = false
@@ -39,19 +55,41 @@ struct SayCommand: AsyncParsableCommand {
     @Option(help: "Language of the reply (\(StringTable.availableLanguages.joined(separator: ", "))).")
     var language: String = "en"
 
+    @Flag(help: "Speak distances in feet and miles.")
+    var imperial = false
+
     func run() async throws {
         global.bootstrapLogging()
-        let map = try SpatialDataView(path: db ?? MapPaths.defaultDatabase())
-        let audio = try AudioOptions(quiet: quiet, wav: wav, sink: nil, hrtf: hrtf, paths: ProjectPaths.locate()).makeOutput(oneShot: true)
-        let output = audio.output
+        let mapPath = db ?? MapPaths.defaultDatabase()
+        let map = try SpatialDataView(path: mapPath)
+        let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
+        // The beacon has no sound in a one-shot answer.
+        let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
+                                           settings: SettingsStore(path: SettingsStore.defaultPath()).load().settings,
+                                           userDatabase: userDb, engine: nil, problem: { printError("Problem: \($0)") })
+        if let parsed = Assistant.parse(command), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
+            for line in try await GuidanceSay.takeMeTo(place: place, at: here, heading: heading, mapPath: mapPath,
+                                                       guidance: guidance, json: json) {
+                print(line)
+            }
+            return
+        }
+        let phrasing = Phrasing(table: try StringTable(language: language), units: imperial ? .imperial : .metric)
+        let audio = try AudioOptions(quiet: quiet || json && wav == nil, wav: wav, sink: nil, hrtf: hrtf,
+                                     paths: ProjectPaths.locate()).makeOutput(oneShot: true)
         defer { audio.engine?.shutdown() }
-        let assistant = Assistant(map: map, phrasing: Phrasing(table: try StringTable(language: language)), output: output)
-        let fix = LocationFix(coordinate: Coordinate(latitude: at.latitude, longitude: at.longitude), timestamp: Date(),
+        let now = Date()
+        let assistant = Assistant(map: map, phrasing: phrasing, output: audio.output, followFixTimes: true,
+                                  format: json ? .json : .text, startTime: now, guidance: guidance)
+        // A heading is taken as the course of someone walking that way.
+        let fix = LocationFix(coordinate: here, timestamp: now,
                               horizontalAccuracy: 5, speed: heading == nil ? nil : 1, course: heading)
+        // Only the answer: what walking there would announce by itself is not wanted.
+        await assistant.processor.setAutomaticCallouts(false)
         await assistant.locate(fix)
-        await output.moveListener(to: fix.coordinate, heading: heading)
+        await assistant.processor.setAutomaticCallouts(true)
         _ = await assistant.handle(command: command)
-        await output.finish()
+        await assistant.settle()
         if let wav, let engine = audio.engine {
             try engine.writeRecording(to: wav)
             printError("wrote \(wav) (48 kHz stereo, rendered through the HRTF)")

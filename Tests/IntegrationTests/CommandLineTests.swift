@@ -25,7 +25,9 @@ enum Soundscape {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        // A scratch user database unless the test names one: tests never touch the real one.
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["SOUNDSCAPE_USER_DB": scratchUserDatabase]) { $1 }.merging(environment) { $1 }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -135,9 +137,158 @@ struct CommandLineTests {
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.contains("Simulated walk. Map of Helsinki. Type a command and press Enter, or type help."))
         #expect(lines.contains { $0.hasPrefix("You can say:") })
-        // The walk goes down Keskuskatu past Stockmann and along Pohjoisesplanadi (see Walks/README.md).
-        #expect(lines.contains("Now on Keskuskatu"))
-        #expect(lines.contains("Now on Pohjoisesplanadi"))
+        // The walk goes down Keskuskatu past Stockmann and along Pohjoisesplanadi (see Walks/README.md): the
+        // intersection callouts name the roads, the departure callouts the street walked along.
+        #expect(lines.contains("Heading south along Keskuskatu"))
+        #expect(lines.contains("Heading east along Pohjoisesplanadi"))
+        #expect(lines.contains("Approaching intersection"))
+        #expect(lines.contains("Mikonkatu, goes left"))
         #expect(lines.contains { $0.hasPrefix("Stockmann") })
+    }
+
+    /// On Aleksanterinkatu between Mikonkatu and Kluuvikatu, facing east (checked against the extract: shops on
+    /// both sides, Stockmann's block to the south-west).
+    @Test(arguments: ["where am i", "around me", "what's ahead", "nearby markers", "help"])
+    func sayAnswersEveryExplorationCommandAsJSON(_ command: String) throws {
+        try TestServices.require()
+        let result = try Soundscape.run(["say", command, "--at", "60.16887,24.94400", "--heading", "90",
+                                         "--db", Soundscape.helsinkiDatabase, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("{") }
+        #expect(!lines.isEmpty, "\(result.stdout)")
+        for line in lines {
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(object["text"] is String)
+            #expect(object["kind"] is String)
+            #expect(["standard", "localized", "relative", "compass"].contains(object["soundType"] as? String))
+            #expect(object.keys.contains("bearing") && object.keys.contains("distance"))
+            if object["soundType"] as? String == "localized" {
+                let bearing = try #require(object["bearing"] as? Double)
+                let distance = try #require(object["distance"] as? Double)
+                #expect((0..<360).contains(bearing) && distance >= 0 && distance < 1000)
+            }
+        }
+        let texts = lines.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])?["text"] as? String }
+        switch command {
+        case "where am i":
+            #expect(texts == ["Heading east along Aleksanterinkatu"])
+        case "around me":
+            #expect((1...4).contains(texts.count))
+        case "what's ahead":
+            #expect(texts.count == 5)
+            for line in lines {
+                let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                let bearing = try #require(object["bearing"] as? Double)
+                #expect(bearing >= 45 && bearing <= 135, "\(line) is not ahead (east)")
+            }
+        case "nearby markers":
+            #expect(texts == ["There are no nearby markers to call out right now"])
+        default:
+            #expect(texts.first?.hasPrefix("You can say: where am I") == true)
+        }
+    }
+
+    @Test func sayAnswersInGerman() throws {
+        try TestServices.require()
+        let result = try Soundscape.run(["say", "where am i", "--at", "60.16772,24.94600", "--heading", "90",
+                                         "--db", Soundscape.helsinkiDatabase, "--quiet", "--language", "de"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Unterwegs nach Osten entlang Pohjoisesplanadi")
+    }
+}
+
+// MARK: guidance: beacon, markers, routes
+
+extension Soundscape {
+    /// A fresh user database (markers, routes, the beacon) so that tests never touch the real one.
+    /// The user database of every run that does not name its own (`--user-db`).
+    static let scratchUserDatabase = temporaryUserDatabase()
+
+    static func temporaryUserDatabase() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-user-\(getpid())-\(UUID().uuidString.prefix(8)).sqlite").path
+    }
+
+    /// Runs `soundscape` typing `lines` one by one, `pause` seconds apart (as a person would: each reply is heard
+    /// before the next command interrupts it).
+    static func runTyped(_ arguments: [String], lines: [String], pause: Double = 1) throws -> Result {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-typed-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // Files, not pipes: nothing has to drain them while the lines are typed.
+        let outURL = dir.appendingPathComponent("out"), errURL = dir.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(["SOUNDSCAPE_USER_DB": scratchUserDatabase]) { $1 }
+        let input = Pipe()
+        process.standardOutput = try FileHandle(forWritingTo: outURL)
+        process.standardError = try FileHandle(forWritingTo: errURL)
+        process.standardInput = input
+        try process.run()
+        for line in lines {
+            Thread.sleep(forTimeInterval: pause)
+            input.fileHandleForWriting.write(Data((line + "\n").utf8))
+        }
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: try String(contentsOf: outURL, encoding: .utf8),
+                      stderr: try String(contentsOf: errURL, encoding: .utf8))
+    }
+}
+
+extension CommandLineTests {
+    /// The market square, as the map names it (fi "Kauppatori", sv "Salutorget", en "Market Square").
+    static let kauppatoriNames = ["Kauppatori", "Market Square", "Salutorget"]
+
+    @Test func sayingSetBeaconSetsItAndReadsItBack() throws {
+        let userDB = Soundscape.temporaryUserDatabase()
+        defer { try? FileManager.default.removeItem(atPath: userDB) }
+        let result = try Soundscape.run(["say", "set beacon on Kauppatori", "--at", "60.1710,24.9430", "--heading", "180",
+                                         "--db", Soundscape.helsinkiDatabase, "--quiet", "--user-db", userDB])
+        #expect(result.status == 0, "\(result.stderr)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.hasPrefix("Beacon set on") }, "\(result.stdout)")
+        #expect(Self.kauppatoriNames.contains { line.contains($0) }, "\(line)")
+        #expect(line.contains(/\d+ meters/), "\(line)")
+        // The beacon is kept in the user database: the next `say` knows it.
+        let again = try Soundscape.run(["say", "where is the beacon", "--at", "60.1710,24.9430", "--heading", "180",
+                                        "--db", Soundscape.helsinkiDatabase, "--quiet", "--user-db", userDB])
+        #expect(again.stdout.hasPrefix("Beacon on "), "\(again.stdout)")
+    }
+
+    @Test func sayingTakeMeToPrintsTheRouteAnnouncementsInOrder() throws {
+        let userDB = Soundscape.temporaryUserDatabase()
+        defer { try? FileManager.default.removeItem(atPath: userDB) }
+        let result = try Soundscape.run(["say", "take me to Kauppatori", "--at", "60.1710,24.9430",
+                                         "--db", Soundscape.helsinkiDatabase, "--json", "--user-db", userDB])
+        #expect(result.status == 0, "\(result.stderr)")
+        struct Line: Decodable { var text: String; var kind: String; var maneuver: String?; var distanceAlong: Double? }
+        let lines = try result.stdout.split(separator: "\n").map { try JSONDecoder().decode(Line.self, from: Data($0.utf8)) }
+        #expect(lines.count >= 5, "\(result.stdout)")
+        #expect(lines.first?.kind == "summary")
+        #expect(lines.last?.maneuver == "arrive", "\(result.stdout)")
+        #expect(Self.kauppatoriNames.contains { lines.last?.text.contains($0) == true }, "\(result.stdout)")
+        let along = lines.compactMap(\.distanceAlong)
+        #expect(along == along.sorted(), "announcements out of order: \(along)")
+        // Real Helsinki streets on the way.
+        #expect(lines.contains { $0.text.contains("katu") || $0.text.contains("esplanadi") }, "\(result.stdout)")
+    }
+
+    @Test func typedBeaconAndMarkerCommandsAreReadBack() throws {
+        let userDB = Soundscape.temporaryUserDatabase()
+        defer { try? FileManager.default.removeItem(atPath: userDB) }
+        let result = try Soundscape.runTyped(["run", "--at", "60.1710,24.9430", "--heading", "180", "--db", Soundscape.helsinkiDatabase,
+                                              "--quiet", "--user-db", userDB],
+                                             lines: ["set beacon on Kauppatori", "where is the beacon", "mute beacon",
+                                                     "save marker as Meeting Point", "quit"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let set = try #require(lines.firstIndex { $0.hasPrefix("Beacon set on") }, "\(result.stdout)")
+        let where_ = try #require(lines.firstIndex { $0.hasPrefix("Beacon on ") }, "\(result.stdout)")
+        let muted = try #require(lines.firstIndex(of: "Beacon muted"), "\(result.stdout)")
+        let marker = try #require(lines.firstIndex(of: "Marker created, Meeting Point"), "\(result.stdout)")
+        #expect(set < where_ && where_ < muted && muted < marker, "\(result.stdout)")
+        #expect(Self.kauppatoriNames.contains { lines[where_].contains($0) }, "\(lines[where_])")
     }
 }

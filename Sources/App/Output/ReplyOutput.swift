@@ -7,14 +7,26 @@ import Logging
 /// earcon to lead it.
 public struct Reply: Sendable, Equatable {
     public var text: String
-    /// The place spoken about; nil for statements heard from straight ahead (2-D).
-    public var location: Coordinate?
     public var earcon: Earcon?
+    /// Where it is heard from: straight ahead (2-D), at a place, at an angle or a compass bearing.
+    public var soundType: SoundType
 
     public init(_ text: String, location: Coordinate? = nil, earcon: Earcon? = nil) {
         self.text = text
-        self.location = location
         self.earcon = earcon
+        self.soundType = location.map { .localized($0) } ?? .standard
+    }
+
+    public init(_ text: String, earcon: Earcon?, soundType: SoundType) {
+        self.text = text
+        self.earcon = earcon
+        self.soundType = soundType
+    }
+
+    /// The place spoken about, for localized replies.
+    public var location: Coordinate? {
+        if case .localized(let c) = soundType { return c }
+        return nil
     }
 }
 
@@ -29,6 +41,11 @@ public protocol ReplyOutput: Sendable {
     func moveListener(to location: Coordinate?, heading: Double?) async
     /// Returns when everything queued has been played.
     func finish() async
+    /// Plays one reply without printing it and returns when it has been heard: true when it played to its end,
+    /// false when it was stopped or could not play. (The callout pipeline prints what it plays itself.)
+    func play(_ reply: Reply) async -> Bool
+    /// Stops what plays now and what waits; with `hush`, the hush earcon plays.
+    func stop(hush: Bool) async
 }
 
 extension ReplyOutput {
@@ -91,11 +108,22 @@ public actor EngineReplyOutput: ReplyOutput {
         }
     }
 
+    public func play(_ reply: Reply) async -> Bool {
+        reportSoundServer()
+        return await engine.play(Self.sound(for: reply), type: reply.soundType) == .completed
+    }
+
+    public func stop(hush: Bool) {
+        generation += 1
+        queue.removeAll()
+        engine.stopAll(hush: hush)
+    }
+
     private func drainQueue() async {
         while !queue.isEmpty {
             let job = queue.removeFirst()
             guard job.generation == generation else { continue }
-            _ = await engine.play(Self.sound(for: job.reply), type: job.reply.location.map { .localized($0) } ?? .standard)
+            _ = await engine.play(Self.sound(for: job.reply), type: job.reply.soundType)
         }
         worker = nil
     }
@@ -133,4 +161,6 @@ public struct PrintedReplyOutput: ReplyOutput {
     public func problem(_ text: String) async { printLine("Problem: \(text)") }
     public func moveListener(to location: Coordinate?, heading: Double?) async {}
     public func finish() async {}
+    public func play(_ reply: Reply) async -> Bool { true }
+    public func stop(hush: Bool) async {}
 }

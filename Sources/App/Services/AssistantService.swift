@@ -2,29 +2,27 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Runs the assistant: greets, then handles location events and commands as they come, until the user
-/// quits, the input ends with nothing left to do, or the service group shuts down.
+/// Runs the assistant: greets, then feeds location events and commands into its pipeline as they come, until
+/// the user quits, the input ends with nothing left to do, or the service group shuts down.
 public struct AssistantService: Service {
     let assistant: Assistant
     let greeting: String
-    let output: any ReplyOutput
     let locations: AsyncStream<PositionEvent>
     let commands: AsyncStream<String>
     /// Stop when a simulated walk ends (for demos and tests).
     let stopAtEndOfWalk: Bool
 
-    public init(assistant: Assistant, greeting: String, output: any ReplyOutput, locations: AsyncStream<PositionEvent>,
+    public init(assistant: Assistant, greeting: String, locations: AsyncStream<PositionEvent>,
                 commands: AsyncStream<String>, stopAtEndOfWalk: Bool) {
         self.assistant = assistant
         self.greeting = greeting
-        self.output = output
         self.locations = locations
         self.commands = commands
         self.stopAtEndOfWalk = stopAtEndOfWalk
     }
 
     public func run() async throws {
-        await output.say([Reply(greeting, earcon: .appLaunch)], interrupt: false)
+        await assistant.announce(greeting, glyph: .appLaunch)
         let assistant = self.assistant
         let stopAtEndOfWalk = self.stopAtEndOfWalk
         await withTaskGroup(of: Void.self) { group in
@@ -45,6 +43,6 @@ public struct AssistantService: Service {
             await group.next()
             group.cancelAll()
         }
-        await output.finish()
+        await assistant.settle()
     }
 }

@@ -85,6 +85,24 @@ public final class TileServiceClient: Sendable {
         tiles.sort { ($0 == own ? 0 : 1, $0.y, $0.x) < ($1 == own ? 0 : 1, $1.y, $1.x) }
         var report = TileLoadReport()
         report.tiles = tiles
+        func record(_ tile: Tile, _ outcome: TileOutcome) {
+            switch outcome {
+            case .fresh: report.fresh.append(tile)
+            case .notModified: report.notModified.append(tile)
+            case .fetched(let added): report.fetched.append(tile); report.featuresAdded += added
+            case .invalid(let why):
+                report.invalid.append(TileProblem(tile: tile, reason: why))
+                logger.warning("skipping invalid tile 16/\(tile.x)/\(tile.y): \(why)")
+            case .failed(let why):
+                report.failed.append(TileProblem(tile: tile, reason: why))
+                logger.warning("tile 16/\(tile.x)/\(tile.y) failed: \(why)")
+            }
+        }
+        // The user's own tile alone and first (callouts can start as soon as it is there), then the rest in parallel.
+        if tiles.first == own {
+            record(own, await refresh(own, now: now))
+            tiles.removeFirst()
+        }
         try await withThrowingTaskGroup(of: (Tile, TileOutcome).self) { group in
             var next = 0
             func launch() {
@@ -94,17 +112,7 @@ public final class TileServiceClient: Sendable {
             }
             while next < min(maxConcurrentRequests, tiles.count) { launch() }
             while let (tile, outcome) = try await group.next() {
-                switch outcome {
-                case .fresh: report.fresh.append(tile)
-                case .notModified: report.notModified.append(tile)
-                case .fetched(let added): report.fetched.append(tile); report.featuresAdded += added
-                case .invalid(let why):
-                    report.invalid.append(TileProblem(tile: tile, reason: why))
-                    logger.warning("skipping invalid tile 16/\(tile.x)/\(tile.y): \(why)")
-                case .failed(let why):
-                    report.failed.append(TileProblem(tile: tile, reason: why))
-                    logger.warning("tile 16/\(tile.x)/\(tile.y) failed: \(why)")
-                }
+                record(tile, outcome)
                 if next < tiles.count { launch() }
             }
         }

@@ -1,0 +1,79 @@
+import Callouts
+import Foundation
+import Geo
+import MapData
+
+/// My Location, Around Me, Ahead of Me and Nearby Markers (spec §3.5–3.6).
+///
+/// * Each answer interrupts what is playing and is framed by the mode-enter and mode-exit earcons; asking for
+///   the same thing while its answer plays stops it.
+/// * Around Me: the nearest place or landmark in each of four 90° sectors, the first centred on the heading
+///   (north when there is none), clockwise from ahead. Ahead of Me: up to 5 nearest in the sector ±45° about
+///   the heading. The search starts at 200 m and grows by 200 m up to 1000 m until it has enough.
+/// * Each place: "Stockmann, 40 meters, ahead to the right", heard from the place.
+public final class ExplorationGenerator: ManualGenerator {
+    public static let initialRadius = 200.0
+    public static let radiusStep = 200.0
+    public static let maximumRadius = 1000.0
+    public static let aheadLimit = 5
+    public static let markerLimit = 4
+
+    public init() {}
+
+    public func respondsTo(_ event: any UserInitiatedEvent) -> Bool { event is ExplorationEvent }
+
+    public func handle(_ event: any UserInitiatedEvent, context: GeneratorContext) -> HandledEventAction? {
+        guard let mode = (event as? ExplorationEvent)?.mode else { return nil }
+        let label = "exploration.\(mode.rawValue)"
+        if context.playingLabel == label { return .interruptAndClearQueue }
+        let table = context.table
+        guard let here = context.user.location else { return Self.problem(table("location.unknown")) }
+        guard let map = context.map else { return Self.problem(table("status.no_map")) }
+        let language = table.language
+
+        var callouts: [Callout]
+        var empty = "explore.nothing"
+        switch mode {
+        case .locate:
+            guard let result = try? map.reverseGeocode(here) else { return Self.problem(table("status.no_map")) }
+            callouts = LocationCallouts.myLocation(result, language: language)
+        case .aroundMe:
+            let heading = context.user.headings.collection ?? 0
+            var quadrants: [QuadrantResult] = []
+            var radius = Self.initialRadius
+            while true {
+                quadrants = (try? map.nearestPerQuadrant(around: here, heading: heading, radius: radius)) ?? []
+                if quadrants.allSatisfy({ $0.nearest != nil }) || radius >= Self.maximumRadius { break }
+                radius += Self.radiusStep
+            }
+            callouts = quadrants.compactMap(\.nearest).map { PlaceCallouts.feature($0, style: .exploration, language: language) }
+        case .aheadOfMe:
+            guard let heading = context.user.headings.ahead ?? context.user.headings.collection else {
+                return Self.problem(table("location.no_direction"))
+            }
+            var found: [NearbyFeature] = []
+            var radius = Self.initialRadius
+            while true {
+                found = (try? map.features(inSectorAround: here, heading: heading, halfAngle: 45, radius: radius,
+                                           limit: Self.aheadLimit)) ?? []
+                if found.count >= Self.aheadLimit || radius >= Self.maximumRadius { break }
+                radius += Self.radiusStep
+            }
+            callouts = found.map { PlaceCallouts.feature($0, style: .exploration, language: language) }
+        case .nearbyMarkers:
+            empty = "explore.no_markers"
+            let markers = (context.markers?.markers(near: here, radius: Self.maximumRadius) ?? [])
+                .sorted { here.distance(to: $0.coordinate) < here.distance(to: $1.coordinate) }
+                .prefix(Self.markerLimit)
+            callouts = markers.map { PlaceCallouts.marker($0, style: .exploration, table: table) }
+        }
+        if callouts.isEmpty {
+            callouts = [.text(table(empty), kind: .exploration)]
+        }
+        return .playCallouts(CalloutGroup(callouts, action: .interruptAndClear, label: label, playModeSounds: true))
+    }
+
+    static func problem(_ text: String) -> HandledEventAction {
+        .playCallouts(CalloutGroup([.text(text, glyph: .invalidFunction)], action: .interruptAndClear, label: "exploration.problem"))
+    }
+}

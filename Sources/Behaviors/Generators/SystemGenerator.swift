@@ -1,0 +1,81 @@
+import Callouts
+import Foundation
+import Geo
+
+/// System callouts (spec §3.7, §9): repeat, help, announcements, GPS accuracy and signal, earcons, and the
+/// answer to commands that are not available yet.
+public final class SystemGenerator: ManualGenerator, AutomaticGenerator {
+    public init() {}
+
+    // MARK: manual
+
+    public func respondsTo(_ event: any UserInitiatedEvent) -> Bool {
+        event is RepeatCalloutEvent || event is HelpEvent || event is GenericAnnouncementEvent
+            || event is UnavailableCommandEvent || event is GPSAccuracyEvent || event is BehaviorActivatedEvent
+    }
+
+    public func handle(_ event: any UserInitiatedEvent, context: GeneratorContext) -> HandledEventAction? {
+        let table = context.table
+        switch event {
+        case is RepeatCalloutEvent:
+            guard let last = context.history.last else {
+                return say(table("repeat.nothing"), label: "system.repeat")
+            }
+            return .playCallouts(CalloutGroup([last], action: .interruptAndClear, label: "system.repeat",
+                                              repeatingFrom: context.user.location))
+        case is HelpEvent:
+            let items = Self.helpKeys(context).map { table($0) }
+            return say(table("help.commands", context.phrasing.list(items)), label: "system.help")
+        case let announcement as GenericAnnouncementEvent:
+            let callout = Callout.text(announcement.text, glyph: announcement.glyph, placement: announcement.placement)
+            return .playCallouts(CalloutGroup([callout], action: announcement.action, label: "system.announcement"))
+        case let unavailable as UnavailableCommandEvent:
+            return .playCallouts(CalloutGroup([.text(table("status.not_available", unavailable.words), glyph: .invalidFunction)],
+                                              action: .interruptAndClear, label: "system.unavailable"))
+        case is GPSAccuracyEvent:
+            guard let accuracy = context.user.accuracy else { return say(table("status.gps_accuracy_unknown"), label: "system.gps") }
+            let d = context.phrasing.distances.string(meters: accuracy)
+            let key = accuracy < 10 ? "status.gps_accuracy_good" : accuracy < 20 ? "status.gps_accuracy_fair" : "status.gps_accuracy_poor"
+            return say(table(key, d), label: "system.gps")
+        case is BehaviorActivatedEvent:
+            return .noAction
+        default:
+            return nil
+        }
+    }
+
+    /// The commands that do something now, as phrase keys: "repeat" only with something to repeat, "callouts
+    /// off" while they are on (and the other way round), the beacon only when one is set.
+    static func helpKeys(_ context: GeneratorContext) -> [String] {
+        var keys = ["help.where_am_i", "help.around_me", "help.ahead_of_me"]
+        if context.markers != nil { keys.append("help.nearby_markers") }
+        if context.beacon != nil { keys.append("help.where_is_beacon") }
+        keys += context.behaviorHelpKeys
+        if !context.history.isEmpty { keys.append("help.repeat") }
+        keys += ["help.stop", context.settings.automaticCallouts ? "help.callouts_off" : "help.callouts_on",
+                 "help.gps_accuracy", "help.units", "help.sleep", "help.snooze", "help.help", "help.quit"]
+        return keys
+    }
+
+    private func say(_ text: String, label: String) -> HandledEventAction {
+        .playCallouts(CalloutGroup([.text(text)], action: .interruptAndClear, label: label))
+    }
+
+    // MARK: automatic
+
+    public func respondsTo(_ event: any StateChangedEvent) -> Bool {
+        event is GPSStatusChangedEvent || event is GlyphEvent
+    }
+
+    public func handle(_ event: any StateChangedEvent, context: GeneratorContext) -> HandledEventAction? {
+        switch event {
+        case let status as GPSStatusChangedEvent:
+            let text = context.table(status.status == .lost ? "status.gps_lost" : "status.gps_restored")
+            return .playCallouts(CalloutGroup([.text(text, glyph: .informationAlert)], action: .enqueue, label: "system.gps"))
+        case let glyph as GlyphEvent:
+            return .playCallouts(CalloutGroup([.glyph(glyph.glyph)], action: .enqueue, label: "system.glyph"))
+        default:
+            return nil
+        }
+    }
+}
