@@ -4,77 +4,55 @@ import Geo
 import Guidance
 import MapData
 
-/// `soundscape say` for the guidance commands: "take me to ⟨place⟩" prints the planned route's
-/// announcements in the order a walker hears them; "set beacon on ⟨place⟩" sets the beacon (in the user
-/// database) and speaks its distance and direction. Returns nil when the command is not one of these, so
-/// that SayCommand can fall through to the assistant.
+/// `soundscape say "take me to ⟨place⟩"`: plans the walking route and prints its announcements in the order
+/// a walker hears them (the summary first, the arrival last). With --json, one JSON object a line:
+/// text, kind ("summary" or "maneuver"), maneuver (its kind: depart, turn, cross…, arrive), index, phase,
+/// distanceAlong, samples.
+///
+/// Every other guidance command goes through the assistant's pipeline like any command; this one is apart
+/// because `say` answers at one place, and the plan is the answer.
 enum GuidanceSay {
-    struct Reply: Encodable {
-        var command: String
-        var intent: String
-        var language: String
-        var summary: String?
-        var lines: [Line]
-        struct Line: Encodable {
-            var maneuver: Int?
-            var phase: String?
-            var text: String
-            var samples: [String]?
-            var distanceAlong: Double?
-        }
+    struct Line: Encodable {
+        var text: String
+        var kind: String
+        var maneuver: String?
+        var index: Int?
+        var phase: String?
+        var distanceAlong: Double?
+        var samples: [String]?
     }
 
-    static let takeMeTo = ["take me to ", "navigate to ", "guide me to ", "route to "]
-    static let setBeacon = ["set beacon on ", "set a beacon on ", "set the beacon on ", "beacon on "]
-
-    /// The place named after one of `prefixes`, if the command starts with one.
-    static func place(in command: String, after prefixes: [String]) -> String? {
-        let c = command.trimmingCharacters(in: .whitespacesAndNewlines)
-        for p in prefixes where c.lowercased().hasPrefix(p) {
-            let rest = String(c.dropFirst(p.count)).trimmingCharacters(in: .whitespaces)
-            return rest.isEmpty ? nil : rest
-        }
-        return nil
+    /// "turn right", "depart north", "cross".
+    static func name(_ kind: ManeuverKind) -> String {
+        let d = String(describing: kind)
+        guard let open = d.firstIndex(of: "(") else { return d }
+        let argument = d[d.index(after: open)...].dropLast().split(separator: ".").last.map(String.init) ?? ""
+        return "\(d[..<open]) \(argument)"
     }
 
-    /// Handles a guidance command. `userDatabase` nil = the default user database.
-    static func handle(command: String, at here: Coordinate, heading: Double?, mapPath: String, language code: String,
-                       json: Bool, userDatabase: String? = nil, samples: Bool = false) async throws -> String? {
-        let tmp = place(in: command, after: takeMeTo)
-        let beaconPlace = tmp == nil ? place(in: command, after: setBeacon) : nil
-        guard tmp != nil || beaconPlace != nil else { return nil }
-        let language = try GuidanceLanguage(code)
+    static func takeMeTo(place: String, at here: Coordinate, heading: Double?, mapPath: String,
+                         guidance: GuidanceSetup, json: Bool) async throws -> [String] {
         let map = try SpatialDataView(path: mapPath)
-        let store = try? UserStore(path: userDatabase ?? UserStore.defaultDatabasePath())
-        var settings = SettingsStore(path: SettingsStore.defaultPath()).load().settings.guidance
-        settings.language = language.code
-        if samples { settings.output = .samples }
-        var reply = Reply(command: command, intent: tmp != nil ? "take_me_to" : "set_beacon", language: language.code, lines: [])
+        var settings = await guidance.manager.settings
+        settings.language = guidance.language.code
+        var lines: [Line]
         do {
-            if let placeName = tmp {
-                let planner = try RoutePlanner.load(mapPath: mapPath)
-                let plan = try GuidanceCommands.takeMeTo(placeName: placeName, from: here, heading: heading, map: map, planner: planner,
-                                                         language: language, settings: settings, markers: store?.markers)
-                reply.summary = plan.summary
-                reply.lines = plan.announcements.map {
-                    .init(maneuver: $0.id.maneuver, phase: $0.id.phase.rawValue, text: $0.rendered(settings.output),
-                          samples: $0.samples, distanceAlong: ($0.spokenAt * 10).rounded() / 10)
-                }
-            } else if let placeName = beaconPlace {
-                let manager = DestinationManager(settings: settings, language: language, store: store)
-                let (_, callout) = try await GuidanceCommands.setBeacon(placeName: placeName, from: here, heading: heading, map: map,
-                                                                        language: language, settings: settings,
-                                                                        markers: store?.markers, manager: manager)
-                reply.lines = [.init(text: callout.text)]
+            let planner = try RoutePlanner.load(mapPath: mapPath)
+            let plan = try GuidanceCommands.takeMeTo(placeName: place, from: here, heading: heading, map: map, planner: planner,
+                                                     language: guidance.language, settings: settings,
+                                                     markers: guidance.store?.markers)
+            lines = [Line(text: plan.summary, kind: "summary")]
+            lines += plan.announcements.map {
+                Line(text: $0.rendered(settings.output), kind: "maneuver", maneuver: name(plan.maneuvers[$0.id.maneuver].kind),
+                     index: $0.id.maneuver, phase: $0.id.phase.rawValue, distanceAlong: ($0.spokenAt * 10).rounded() / 10,
+                     samples: settings.output == .samples ? $0.samples : nil)
             }
         } catch let error as GuidanceCommandError {
-            reply.lines = [.init(text: error.description)]
+            lines = [Line(text: error.description, kind: "error")]
         }
-        if json {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-            return String(decoding: try encoder.encode(reply), as: UTF8.self)
-        }
-        return ([reply.summary].compactMap { $0 } + reply.lines.map(\.text)).joined(separator: "\n")
+        guard json else { return lines.map(\.text) }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try lines.map { String(decoding: try encoder.encode($0), as: UTF8.self) }
     }
 }

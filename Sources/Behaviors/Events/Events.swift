@@ -37,7 +37,10 @@ public struct GlyphEvent: StateChangedEvent {
 /// The beacon was set, moved, muted or removed (posted by the Guidance stage); the beacon generator gives one
 /// distance update at once.
 public struct BeaconChangedEvent: StateChangedEvent {
-    public init() {}
+    /// The command that set the beacon has already read its distance back ("Beacon set on X, 240 meters"),
+    /// so the immediate distance update is not spoken again; the next one comes after the usual 50 m and 5 s.
+    public var distanceAlreadySpoken: Bool
+    public init(distanceAlreadySpoken: Bool = false) { self.distanceAlreadySpoken = distanceAlreadySpoken }
 }
 
 /// The user entered (or left) the beacon's arrival geofence (posted by the Guidance stage, spec §4.2).

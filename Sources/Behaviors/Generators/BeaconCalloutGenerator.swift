@@ -62,6 +62,7 @@ public final class BeaconCalloutGenerator: ManualGenerator, AutomaticGenerator {
             guard here.distance(to: last.point) > move, context.now.timeIntervalSince(last.time) > interval else { return nil }
         }
         last = (here, context.now)
+        if let changed = event as? BeaconChangedEvent, changed.distanceAlreadySpoken { return .noAction }
         return .playCallouts(CalloutGroup([Self.distanceCallout(beacon)], action: .enqueue, label: "beacon.distance",
                                           calloutDelay: AutoCalloutGenerator.delay))
     }

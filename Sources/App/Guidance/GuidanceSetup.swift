@@ -1,0 +1,278 @@
+import Audio
+import Behaviors
+import Callouts
+import Foundation
+import Geo
+import Guidance
+import MapData
+
+/// What a beacon, marker or route command asks of the Guidance stage (from ``CommandMap``).
+public enum GuidanceRequest: Sendable, Equatable {
+    case setBeacon(place: String)
+    case beaconHere
+    case muteBeacon
+    case unmuteBeacon
+    case removeBeacon
+    case whereIsBeacon
+    /// Metres; nil when the number was not understood.
+    case beaconOffDistance(Double?)
+    /// nil: a name from the map ("Marker at Stockmann").
+    case saveMarker(name: String?)
+    case deleteMarker(name: String)
+    case renameMarker(name: String, newName: String)
+    case takeMeTo(place: String)
+    case startRoute(name: String)
+    case route(RouteCommandEvent.Command)
+}
+
+/// The Guidance stage as the program composes it, for `run` and `say`: one ``DestinationManager`` (the
+/// beacon), the user database (markers, routes), the pipeline's readers over them, and the guidance commands.
+///
+/// Guidance speaks through the event processor (``attach(_:)``); the beacon's sound goes to the audio engine.
+/// The beacon's distance updates and arrival are the pipeline's (BeaconCalloutGenerator): this posts
+/// `BeaconChangedEvent` and `BeaconGeofenceEvent` for them, and speaks the read-backs of commands.
+public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
+    public let manager: DestinationManager
+    public let store: UserStore?
+    public let language: GuidanceLanguage
+    let map: SpatialDataView?
+    let mapPath: String?
+    private let speaker: PipelineGuidanceSpeaker
+    private let planner = Locked<RoutePlanner?>(nil)
+    /// The route the running route behavior follows.
+    private let activeRoute = Locked<UUID?>(nil)
+    private let jobs = SerialJobs()
+
+    /// The environment variable naming the user database (tests; `--user-db` wins).
+    public static let userDatabaseVariable = "SOUNDSCAPE_USER_DB"
+
+    /// - Parameters:
+    ///   - userDatabase: the user database; nil: `$SOUNDSCAPE_USER_DB`, else the default one.
+    ///   - engine: where the beacon sounds; nil: no beacon sound (printing only).
+    ///   - problem: told when the user database cannot be opened (markers and routes are then off).
+    public init(map: SpatialDataView?, mapPath: String?, language code: String, settings appSettings: Settings,
+                userDatabase: String?, engine: AudioEngine?, restoreBeacon: Bool = true,
+                problem: (String) -> Void = { print("Problem: \($0)") }) async {
+        let language = (try? GuidanceLanguage(code)) ?? (try! GuidanceLanguage("en"))
+        var settings = appSettings.guidance
+        settings.language = language.code
+        let path = userDatabase ?? ProcessInfo.processInfo.environment[Self.userDatabaseVariable].flatMap { $0.isEmpty ? nil : $0 }
+            ?? UserStore.defaultDatabasePath()
+        do { store = try UserStore(path: path) } catch {
+            store = nil
+            problem("the user database \(path) cannot be opened (\(error)); markers and routes are off")
+        }
+        speaker = PipelineGuidanceSpeaker()
+        let audio = engine.map {
+            EngineBeaconAudio(engine: $0, style: appSettings.beaconStyle, ringingAngle: Double(appSettings.beaconRingingAngle),
+                              melodies: appSettings.beaconMelodies)
+        }
+        manager = DestinationManager(settings: settings, language: language, audio: audio, speaker: speaker, store: store)
+        speaker.snapshot = manager.snapshot
+        self.language = language
+        self.map = map
+        self.mapPath = mapPath
+        if restoreBeacon { await manager.restore() }
+    }
+
+    /// The pipeline guidance speaks through (the Assistant calls it once).
+    func attach(_ processor: EventProcessor) { speaker.processor.set(processor) }
+
+    public var beaconReader: any BeaconStateReader { DestinationBeaconReader(snapshot: manager.snapshot) }
+    public var markerReader: (any MarkerReader)? { store.map { StoreMarkerReader(markers: $0.markers) } }
+    private var processor: EventProcessor? { speaker.processor.value }
+
+    // MARK: positions
+
+    /// Feeds a fix to the beacon; posts the geofence change it caused.
+    func update(location here: Coordinate, now: Date) async {
+        let before = manager.snapshot.current
+        await manager.update(location: here, now: now)
+        guard let before, let after = manager.snapshot.current, after.beacon == before.beacon, !after.isRouteWaypoint,
+              before.isInsideGeofence != after.isInsideGeofence else { return }
+        processor?.post(BeaconGeofenceEvent(didEnter: after.isInsideGeofence, mutedBeacon: before.isAudioOn && !after.isAudioOn))
+    }
+
+    // MARK: commands
+
+    /// Carries out a guidance command, speaking its read-back through the pipeline.
+    func perform(_ request: GuidanceRequest, user: UserState) async {
+        guard let processor else { return }
+        let here = user.location
+        let heading = user.headings.collection ?? user.headings.course
+        let settings = await manager.settings
+        switch request {
+        case .setBeacon(let place):
+            guard let here else { return say(language("plan.no_location")) }
+            guard let map else { return say(language("plan.no_place", place)) }
+            do {
+                _ = try await GuidanceCommands.setBeacon(placeName: place, from: here, heading: heading, map: map, language: language,
+                                                         settings: settings, markers: store?.markers, manager: manager)
+                processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
+            } catch {
+                say(String(describing: error))
+            }
+        case .beaconHere:
+            guard let here else { return say(language("plan.no_location")) }
+            await manager.set(GuidanceCommands.beaconHere(at: here, language: language, settings: settings),
+                              from: here, heading: heading)
+            processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
+        case .muteBeacon: await manager.mute()
+        case .unmuteBeacon: await manager.unmute()
+        case .removeBeacon:
+            await manager.clear()
+            processor.post(BeaconChangedEvent())
+        case .whereIsBeacon:
+            if isRouteActive { processor.post(BeaconCalloutEvent()) } else { await manager.whereIsBeacon(from: here, heading: heading) }
+        case .beaconOffDistance(let meters):
+            await manager.setBeaconOffDistance(meters ?? -1)
+        case .saveMarker(let name):
+            guard let here else { return say(language("plan.no_location")) }
+            guard let store else { return say(language("marker.not_found", name ?? "")) }
+            let name = name ?? GuidanceCommands.defaultMarkerName(at: here, map: map, language: language)
+            do {
+                let marker = try store.markers.create(name: name, at: here)
+                say(language("marker.created", marker.name), location: here)
+            } catch { say(String(describing: error)) }
+        case .deleteMarker(let name):
+            guard let store, let marker = try? store.markers.find(named: name) else { return say(language("marker.not_found", name)) }
+            do {
+                _ = try store.markers.delete(marker.id)
+                say(language("marker.deleted", marker.name))
+            } catch { say(String(describing: error)) }
+        case .renameMarker(let name, let newName):
+            guard let store, let marker = try? store.markers.find(named: name) else { return say(language("marker.not_found", name)) }
+            do {
+                let renamed = try store.markers.rename(marker.id, to: newName)
+                say(language("marker.renamed", marker.name, renamed.name))
+            } catch { say(String(describing: error)) }
+        case .takeMeTo(let place):
+            guard let here else { return say(language("plan.no_location")) }
+            guard let map, let mapPath else { return say(language("plan.no_place", place)) }
+            do {
+                let planner = try planner.value ?? RoutePlanner.load(mapPath: mapPath)
+                self.planner.set(planner)
+                let plan = try GuidanceCommands.takeMeTo(placeName: place, from: here, heading: heading, map: map, planner: planner,
+                                                         language: language, settings: settings, markers: store?.markers)
+                say(plan.summary)
+                await start(RouteGuidanceBehavior(planned: plan, language: language, settings: settings, delegate: self),
+                            processor: processor)
+            } catch {
+                say(String(describing: error))
+            }
+        case .startRoute(let name):
+            guard let store, let route = try? store.routes.find(named: name) else { return say(language("route.not_found", name)) }
+            await start(RouteGuidanceBehavior(state: RouteGuidanceState(route: route), language: language,
+                                              settings: settings, delegate: self), processor: processor)
+        case .route(let command):
+            if isRouteActive { processor.post(RouteCommandEvent(command)) } else { say(language("route.none")) }
+        }
+    }
+
+    /// "Stop": the beacon goes quiet too (spec §1.8), while no route is running.
+    func hush() async {
+        guard manager.snapshot.current?.isAudioOn == true, !isRouteActive else { return }
+        await manager.mute()
+    }
+
+    private var isRouteActive: Bool { activeRoute.value != nil }
+
+    private func start(_ behavior: sending RouteGuidanceBehavior, processor: EventProcessor) async {
+        activeRoute.set(behavior.state.routeID)
+        await manager.suspendGeofence(true)
+        await processor.activateCustom(behavior)
+    }
+
+    private func say(_ text: String, location: Coordinate? = nil) {
+        processor?.post(GenericAnnouncementEvent(text, placement: location.map { .localized($0) } ?? .standard))
+    }
+
+    // MARK: RouteGuidanceDelegate (called inside the processor: the work is queued, in order)
+
+    public func routeSetBeacon(_ beacon: Beacon) {
+        jobs.add { [manager] in await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.set(beacon) } }
+    }
+
+    public func routeClearBeacon() {
+        jobs.add { [manager] in await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.clear() } }
+    }
+
+    public func routeStateChanged(_ state: RouteGuidanceState) {
+        guard let store else { return }
+        jobs.add { _ = try? store.routes.saveProgress(state) }
+    }
+
+    public func routeEnded(_ state: RouteGuidanceState) {
+        jobs.add { [self] in
+            guard activeRoute.value == state.routeID, let processor else { return }
+            activeRoute.set(nil)
+            await manager.suspendGeofence(false)
+            await processor.coordinator.waitUntilIdle()
+            await processor.deactivateCustom()
+        }
+    }
+}
+
+/// Speaks guidance callouts through the event processor. The beacon's automatic distance updates and its
+/// arrival are left to the pipeline's beacon generator, and what route guidance does to the beacon is not
+/// read back (the route behavior speaks for itself).
+final class PipelineGuidanceSpeaker: GuidanceSpeaker, @unchecked Sendable {
+    @TaskLocal static var silent = false
+    let processor = Locked<EventProcessor?>(nil)
+    /// Set once, before the manager first speaks.
+    var snapshot: BeaconSnapshot?
+
+    func speak(_ callouts: [GuidanceCallout]) async {
+        guard !Self.silent, let processor = processor.value else { return }
+        let routeWaypoint = snapshot?.current?.isRouteWaypoint ?? false
+        for c in callouts {
+            switch c.kind {
+            case .beaconArrival: continue
+            case .beaconDistance where !c.interrupts: continue
+            case .beaconSet where routeWaypoint: continue
+            default: break
+            }
+            processor.post(GenericAnnouncementEvent(c.text, glyph: c.earcon.flatMap(Glyph.init(rawValue:)),
+                                                    placement: c.location.map { .localized($0) } ?? .standard,
+                                                    action: c.interrupts ? .interruptAndClear : .enqueue))
+        }
+    }
+}
+
+/// The beacon's sound on the audio engine (spec §4.1: mute = stop the sound, unmute = start it again).
+struct EngineBeaconAudio: BeaconAudio {
+    let engine: AudioEngine
+    let style: String
+    let ringingAngle: Double
+    let melodies: Bool
+
+    func startBeacon(at location: Coordinate, name: String) async {
+        guard let style = BeaconStyle.builtIn(style) ?? BeaconStyle.builtIn() else { return }
+        engine.startBeacon(BeaconSound(style: style, location: location, ringingAngle: ringingAngle, playIntro: melodies))
+    }
+
+    func stopBeacon() async { await engine.stopBeacon(playOutro: melodies) }
+}
+
+/// Runs queued work one job at a time, in order.
+final class SerialJobs: Sendable {
+    typealias Job = @Sendable () async -> Void
+    private let continuation: AsyncStream<Job>.Continuation
+
+    init() {
+        let (stream, continuation) = AsyncStream.makeStream(of: Job.self)
+        self.continuation = continuation
+        Task { for await job in stream { await job() } }
+    }
+
+    func add(_ job: @escaping Job) { continuation.yield(job) }
+}
+
+/// A value behind a lock.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func set(_ value: Value) { lock.withLock { stored = value } }
+}
