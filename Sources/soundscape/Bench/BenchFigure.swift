@@ -62,14 +62,14 @@ struct Percentiles {
 enum BenchTable {
     static func render(_ figures: [BenchFigure]) -> String {
         let nameWidth = max(6, figures.map(\.name.count).max() ?? 0)
-        var lines = ["figure".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "value".padding(toLength: 16, withPad: " ", startingAt: 0) + "  target          result"]
-        lines.append(String(repeating: "-", count: nameWidth + 50))
+        var lines = ["figure".padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  " + "value".padding(toLength: 22, withPad: " ", startingAt: 0) + "  target                result"]
+        lines.append(String(repeating: "-", count: nameWidth + 62))
         for f in figures {
             let value = "\(BenchFigure.format(f.value)) \(f.unit)"
             let result = f.met.map { $0 ? "met" : "MISSED" } ?? ""
             lines.append(f.name.padding(toLength: nameWidth, withPad: " ", startingAt: 0) + "  "
-                         + value.padding(toLength: 16, withPad: " ", startingAt: 0) + "  "
-                         + (f.target ?? "").padding(toLength: 16, withPad: " ", startingAt: 0) + result)
+                         + value.padding(toLength: 22, withPad: " ", startingAt: 0) + "  "
+                         + (f.target ?? "").padding(toLength: 22, withPad: " ", startingAt: 0) + result)
         }
         return lines.joined(separator: "\n")
     }
