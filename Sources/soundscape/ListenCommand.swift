@@ -2,22 +2,38 @@ import App
 import ArgumentParser
 import Audio
 import Foundation
+import Geo
+import MapData
 import Speech
 
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "listen",
-        abstract: "Recognize a spoken command from a WAV file with the same recognizer as live input.")
+        abstract: "Recognize a spoken command from a WAV file with the same recognizer as live input.",
+        discussion: """
+            The recognizer is the one `soundscape run` listens with: the grammars in Grammars/, the names of \
+            places within a kilometre of --at (from the map database), generated pronunciations and the same \
+            rejection of out-of-grammar speech. Example: soundscape listen --file cmd.wav --at 60.1699,24.9410 --json
+            """)
 
     @OptionGroup var global: GlobalOptions
 
     @Option(name: .long, help: "WAV file (16-bit PCM or float, any rate; stereo is mixed down).")
     var file: String
 
-    @Option(help: "JSGF grammar to use instead of Grammars/commands.gram.")
+    @Option(help: "Where the user is (LAT,LON): names of places nearby can be recognized.")
+    var at: CoordinateArgument?
+
+    @Option(help: "The direction the user faces, degrees from north.")
+    var heading: Double?
+
+    @Option(help: "Map database (for place names near --at).")
+    var db: String?
+
+    @Option(help: "Grammar folder or .gram file to use instead of Grammars/.")
     var grammar: String?
 
-    @Flag(help: "Print one JSON object instead of the words.")
+    @Flag(help: "Print one JSON object: text, intent, slots, confidence — or \"rejected\": true.")
     var json = false
 
     func run() async throws {
@@ -25,16 +41,35 @@ struct ListenCommand: AsyncParsableCommand {
         let audio = try WAVFile.read(file)
         let samples = Self.speechInput(audio)
         let recognizer = try CommandRecognizer(paths: ProjectPaths.locate(), grammarPath: grammar)
-        let hypothesis = try recognizer.recognize(samples)
-        if json {
-            struct Output: Encodable { var text: String; var score: Int32; var frames: Int; var rejected: Bool }
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let out = Output(text: hypothesis.text, score: hypothesis.score, frames: hypothesis.frames, rejected: hypothesis.text.isEmpty)
-            print(String(decoding: try encoder.encode(out), as: UTF8.self))
-        } else {
-            print(hypothesis.text.isEmpty ? "(nothing recognized)" : hypothesis.text)
+        if let at {
+            let map = try SpatialDataView(path: db ?? MapPaths.defaultDatabase())
+            let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
+            try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
         }
+        let result = try recognizer.recognize(samples)
+        if json {
+            print(Self.json(result))
+        } else if let command = result.command {
+            let slots = command.slots.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            print("\(command.words)\t\(command.intent)\(slots.isEmpty ? "" : "\t" + slots)\tconfidence \(String(format: "%.2f", command.confidence))")
+        } else {
+            print("(not understood: \(result.rejection ?? "rejected")\(result.text.isEmpty ? "" : "; heard \"\(result.text)\""))")
+        }
+    }
+
+    static func json(_ result: VoiceResult) -> String {
+        struct Accepted: Encodable { var text: String; var intent: String; var slots: [String: String]; var confidence: Double }
+        struct Rejected: Encodable { var text: String; var rejected = true; var reason: String; var confidence: Double }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let confidence = (result.confidence * 1000).rounded() / 1000
+        let data: Data?
+        if let c = result.command {
+            data = try? encoder.encode(Accepted(text: c.words, intent: c.intent, slots: c.slots, confidence: confidence))
+        } else {
+            data = try? encoder.encode(Rejected(text: result.text, reason: result.rejection ?? "rejected", confidence: confidence))
+        }
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
     /// Mixes down to mono and converts to the recognizer's 16 kHz, 16-bit input.

@@ -21,6 +21,8 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
+    @OptionGroup(title: "Voice commands") var voice: VoiceOptions
+
     @Option(help: "Map database.")
     var db: String?
 
@@ -54,6 +56,9 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Language of the replies (\(StringTable.availableLanguages.joined(separator: ", "))).")
     var language: String = "en"
 
+    @Option(help: "User database (markers, routes, the beacon); default $SOUNDSCAPE_USER_DB, else ~/.local/share/soundscape/user.sqlite.")
+    var userDb: String?
+
     func run() async throws {
         global.bootstrapLogging()
         let logger = Logger(label: "soundscape.run")
@@ -83,14 +88,47 @@ struct RunCommand: AsyncParsableCommand {
 
         let (locations, locationContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let (commands, commandContinuation) = AsyncStream<String>.makeStream()
-        let assistant = Assistant(map: map, phrasing: phrasing, output: output)
+
+        // MARK: voice input
+        // Push-to-talk (control socket, an empty line in a terminal, an evdev key) or a wake word, the command
+        // recognizer with the places nearby, earcons. Recognized commands' words join the typed commands.
+        var voiceService: VoiceService?
+        if !voice.noVoice {
+            do {
+                let engine = audio.engine
+                voiceService = try VoiceService(
+                    paths: paths, options: voice.inputOptions(), map: map,
+                    position: at.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) },
+                    deliver: { commandContinuation.yield($0.words) },
+                    earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) })
+            } catch {
+                printError("Problem: voice commands are off (\(error)); type commands instead.")
+            }
+        }
+        let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
+                                               : commandContinuation
+        let feedContinuation = voiceService?.positionInput(forwardingTo: locationContinuation) ?? locationContinuation
+        let voiceServices: [ServiceGroupConfiguration.ServiceConfiguration] =
+            voiceService.map { [.init(service: $0, successTerminationBehavior: .ignore)] } ?? []
+        // MARK: end of voice input
+
+        // A replayed walk keeps the pipeline's time with its fixes, whatever the replay speed.
+        var followFixTimes = false
+        if case .replay = source { followFixTimes = true }
+        let guidance = await GuidanceSetup(map: map, mapPath: dbPath, language: language,
+                                           settings: SettingsStore(path: SettingsStore.defaultPath()).load().settings,
+                                           userDatabase: userDb, engine: audio.engine)
+        let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
+        if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
+        let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
+                                  intents: intents)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: LocationFeed(source: source, continuation: locationContinuation), successTerminationBehavior: .ignore),
-            .init(service: TerminalCommands(continuation: commandContinuation), successTerminationBehavior: .ignore),
-            .init(service: AssistantService(assistant: assistant, greeting: greeting, output: output, locations: locations,
+            .init(service: LocationFeed(source: source, continuation: feedContinuation), successTerminationBehavior: .ignore),
+            .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore),
+            .init(service: AssistantService(assistant: assistant, greeting: greeting, locations: locations,
                                             commands: commands, stopAtEndOfWalk: exitAtEndOfWalk),
                   successTerminationBehavior: .gracefullyShutdownGroup),
-        ]
+        ] + voiceServices
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

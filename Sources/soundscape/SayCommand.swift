@@ -67,7 +67,9 @@ struct SayCommand: AsyncParsableCommand {
         let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
                                            settings: SettingsStore(path: SettingsStore.defaultPath()).load().settings,
                                            userDatabase: userDb, engine: nil, problem: { printError("Problem: \($0)") })
-        if let parsed = Assistant.parse(command), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
+        let (intents, grammarProblem) = Assistant.intentParser(grammars: ProjectPaths.locate().grammars.path)
+        if let grammarProblem { printError("Problem: \(grammarProblem); using the built-in phrases") }
+        if let parsed = Assistant.parse(command, intents: intents), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
             for line in try await GuidanceSay.takeMeTo(place: place, at: here, heading: heading, mapPath: mapPath,
                                                        guidance: guidance, json: json) {
                 print(line)
@@ -80,7 +82,7 @@ struct SayCommand: AsyncParsableCommand {
         defer { audio.engine?.shutdown() }
         let now = Date()
         let assistant = Assistant(map: map, phrasing: phrasing, output: audio.output, followFixTimes: true,
-                                  format: json ? .json : .text, startTime: now, guidance: guidance)
+                                  format: json ? .json : .text, startTime: now, guidance: guidance, intents: intents)
         // A heading is taken as the course of someone walking that way.
         let fix = LocationFix(coordinate: here, timestamp: now,
                               horizontalAccuracy: 5, speed: heading == nil ? nil : 1, course: heading)

@@ -19,7 +19,10 @@ struct SoundsCommand: ParsableCommand {
     @Flag(help: "List every earcon and beacon style with its meaning instead of writing files.")
     var list = false
 
+    @OptionGroup var global: GlobalOptions
+
     func run() throws {
+        global.bootstrapLogging()
         if list {
             for e in Earcon.allCases { print("\(e.rawValue).wav\t\(e.meaning)") }
             for name in BeaconStyle.builtInNames {

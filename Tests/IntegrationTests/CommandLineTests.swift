@@ -56,7 +56,7 @@ enum Soundscape {
 
 @Suite("The soundscape command line", .serialized)
 struct CommandLineTests {
-    @Test(arguments: ["run", "import", "say", "listen", "simulate", "bench", "doctor"])
+    @Test(arguments: ["run", "import", "say", "listen", "simulate", "bench", "doctor", "config", "ptt", "sounds"])
     func everySubcommandHasHelp(_ command: String) throws {
         let result = try Soundscape.run([command, "--help"])
         #expect(result.status == 0)

@@ -25,9 +25,13 @@ public final class Assistant: Sendable {
     /// - Parameters:
     ///   - followFixTimes: take the pipeline's time from the fixes (replayed walks, `say`), not the wall clock.
     ///   - format: how callouts are printed as they are heard.
+    private let intents: IntentParser?
+
     public init(map: SpatialDataView?, phrasing: Phrasing, output: any ReplyOutput, followFixTimes: Bool,
                 format: CalloutOutputPlayer.Format = .text, startTime: Date = Date(),
-                beacon: (any BeaconStateReader)? = nil, markers: (any MarkerReader)? = nil, guidance: GuidanceSetup? = nil) {
+                beacon: (any BeaconStateReader)? = nil, markers: (any MarkerReader)? = nil, guidance: GuidanceSetup? = nil,
+                intents: IntentParser? = nil) {
+        self.intents = intents
         let clock: any PipelineClock
         if followFixTimes {
             let simulated = SimulatedClock(start: startTime)
@@ -80,7 +84,7 @@ public final class Assistant: Sendable {
     public func handle(command raw: String) async -> Bool {
         let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty else { return true }
-        guard let command = Self.parse(trimmed) else {
+        guard let command = Self.parse(trimmed, intents: intents) else {
             processor.post(GenericAnnouncementEvent(table("command.not_understood", trimmed), glyph: .invalidFunction))
             await processor.flush()
             return true
@@ -88,9 +92,17 @@ public final class Assistant: Sendable {
         return await handle(command)
     }
 
-    /// The command for a typed line (for now the exact-phrase fallback), or nil.
-    public static func parse(_ text: String) -> RecognizedCommand? {
-        TypedCommandFallback.parse(text)
+    /// The command for a typed line: the grammars of `Grammars/` decide (the same phrasings as speech); the
+    /// exact-phrase table only answers when no grammar is loaded or it finds nothing.
+    public static func parse(_ text: String, intents: IntentParser?) -> RecognizedCommand? {
+        intents?.parse(text) ?? TypedCommandFallback.parse(text)
+    }
+
+    /// The typed-command parser built from the grammar folder; nil (with the reason) when the grammars do not load.
+    public static func intentParser(grammars: String) -> (IntentParser?, String?) {
+        do { return (IntentParser(grammar: try CommandGrammar(directory: grammars)), nil) } catch {
+            return (nil, "\(error)")
+        }
     }
 
     /// A recognised command. Returns false on "quit".

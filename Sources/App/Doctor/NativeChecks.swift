@@ -9,7 +9,7 @@ public struct SpeechModelCheck: DoctorCheck {
     public let part = "Speech model"
     let model: AcousticModel
     let paths: ProjectPaths
-    var grammarFile: String { paths.commandGrammar.path }
+    var grammarFile: String { paths.grammars.path }
 
     public init(model: AcousticModel, paths: ProjectPaths) {
         self.model = model
@@ -24,7 +24,7 @@ public struct SpeechModelCheck: DoctorCheck {
         }
         do {
             _ = try CommandRecognizer(paths: paths, model: model)
-            return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammar \(grammarFile)")
+            return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammars in \(grammarFile)")
         } catch {
             return DoctorResult(part: part, status: .failed, detail: "\(error)",
                                 fix: "correct the grammar, or add the missing word with its phones to \(paths.extraDictionary.path)")

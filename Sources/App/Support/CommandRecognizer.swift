@@ -1,28 +1,75 @@
 import Foundation
 import Speech
 
-/// The command recognizer as the program uses it: the en-us model, the extra pronunciations, and the
-/// command grammar from `Grammars/`. `soundscape listen` and live input share it.
+/// The command recognizer as the program uses it: the en-us model, the extra pronunciations of
+/// Models/extra.dict, the grammar folder Grammars/ and the tuned rejection. `soundscape listen`, live
+/// voice input and the benchmark share it.
 public final class CommandRecognizer {
-    public let decoder: PocketSphinxDecoder
+    public let recognizer: VoiceRecognizer
+    /// The grammar folder (or single file) in use.
     public let grammarPath: String
+    private var grammarStamp: [String: Date]
 
-    public init(paths: ProjectPaths, model: AcousticModel = .debianEnglish, grammarPath: String? = nil) throws {
-        decoder = try PocketSphinxDecoder(model: model)
-        try ExtraDictionary.apply(ExtraDictionary.load(paths.extraDictionary.path), to: decoder)
-        let grammarFile = grammarPath ?? paths.commandGrammar.path
-        let grammar: String
-        do { grammar = try String(contentsOfFile: grammarFile, encoding: .utf8) } catch {
-            throw RecognitionError(message: "\(grammarFile): cannot read the grammar (\(error.localizedDescription))")
+    public var decoder: PocketSphinxDecoder { recognizer.decoder }
+    public var parser: IntentParser { recognizer.parser }
+
+    /// - Parameters:
+    ///   - grammarPath: a folder of `.gram` files or one file; default Grammars/.
+    ///   - confidence: the rejection model (``ConfidenceModel/tuned`` unless measuring).
+    public init(paths: ProjectPaths, model: AcousticModel = .debianEnglish, grammarPath: String? = nil,
+                confidence: ConfidenceModel = .tuned, pronouncer: (any Pronouncer)? = EspeakPronouncer()) throws {
+        let path = grammarPath ?? paths.grammars.path
+        let grammar = try Self.loadGrammar(path)
+        let extra = try ExtraDictionary.load(paths.extraDictionary.path).map { (word: $0.word, phones: $0.phones) }
+        recognizer = try VoiceRecognizer(grammar: grammar, extraWords: extra, pronouncer: pronouncer,
+                                         configuration: .init(model: model, confidence: confidence))
+        self.grammarPath = path
+        grammarStamp = Self.stamp(path)
+    }
+
+    /// Parses a grammar folder (every `.gram` file) or a single file.
+    public static func loadGrammar(_ path: String) throws -> CommandGrammar {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw GrammarError(SourceLocation(file: path, line: 0, column: 0), "no such grammar file or folder")
         }
-        do { try decoder.useGrammar(jsgf: grammar) } catch let error as RecognitionError {
-            throw RecognitionError(message: "\(grammarFile): \(error.message)")
+        if isDirectory.boolValue { return try CommandGrammar(directory: path) }
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw GrammarError(SourceLocation(file: path, line: 0, column: 0), "cannot read (\(error.localizedDescription))")
         }
-        self.grammarPath = grammarFile
+        return try CommandGrammar(sources: [(path, text)])
     }
 
     /// Decodes 16 kHz mono samples.
-    public func recognize(_ samples: [Int16]) throws -> Hypothesis {
-        try decoder.decode(samples)
+    public func recognize(_ samples: [Int16]) throws -> VoiceResult {
+        try recognizer.recognize(samples)
+    }
+
+    /// Reloads the grammar when a `.gram` file changed since the last look. Returns the error when the
+    /// edited grammar is broken — the last good grammar then stays in use — and nil otherwise.
+    @discardableResult
+    public func reloadGrammarIfChanged() -> (any Error)? {
+        let now = Self.stamp(grammarPath)
+        guard now != grammarStamp else { return nil }
+        grammarStamp = now
+        do {
+            try recognizer.replaceGrammar(Self.loadGrammar(grammarPath))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func stamp(_ path: String) -> [String: Date] {
+        let fm = FileManager.default
+        var isDirectory: ObjCBool = false
+        guard fm.fileExists(atPath: path, isDirectory: &isDirectory) else { return [:] }
+        let files = isDirectory.boolValue
+            ? ((try? fm.contentsOfDirectory(atPath: path)) ?? []).filter { $0.hasSuffix(".gram") }.map { (path as NSString).appendingPathComponent($0) }
+            : [path]
+        var out: [String: Date] = [:]
+        for f in files { out[f] = (try? fm.attributesOfItem(atPath: f)[.modificationDate] as? Date) ?? .distantPast }
+        return out
     }
 }

@@ -29,7 +29,6 @@ public struct ProjectPaths: Sendable, Equatable {
     public var grammars: URL { home.appendingPathComponent("Grammars") }
     public var models: URL { home.appendingPathComponent("Models") }
     public var sounds: URL { home.appendingPathComponent("Sounds") }
-    public var commandGrammar: URL { grammars.appendingPathComponent("commands.gram") }
     public var extraDictionary: URL { models.appendingPathComponent("extra.dict") }
     /// Third-party data fetched by scripts/setup (`SOUNDSCAPE_DATA` overrides).
     public func data(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {

@@ -251,6 +251,12 @@ public final class AudioEngine: @unchecked Sendable {
         for c in dropped { c.resume(returning: .interrupted) }
     }
 
+    /// Nothing playing, queued, streaming or beaconing: the event pump may poll slowly.
+    private var isIdle: Bool {
+        lock.lock(); defer { lock.unlock() }
+        return currentID == nil && pending.isEmpty && streams.isEmpty && waiting.isEmpty && beaconID == nil
+    }
+
     /// Sounds queued but not started.
     public var queuedCount: Int { lock.lock(); defer { lock.unlock() }; return pending.count }
     /// True while a queued sound is playing.
@@ -489,9 +495,11 @@ public final class AudioEngine: @unchecked Sendable {
         render.qualityOfService = .userInteractive
         renderThread = render
         let pump = Thread { [unowned self] in
+            // Every 3 ms while anything plays (so a finished sound is reported promptly); every 50 ms when idle,
+            // so that an idle assistant on a handheld does not wake the CPU hundreds of times a second.
             while self.running.load(ordering: .acquiring) {
                 self.processEvents()
-                usleep(3_000)
+                usleep(self.isIdle ? 50_000 : 3_000)
             }
             self.processEvents()
             self.pumpDone.signal()

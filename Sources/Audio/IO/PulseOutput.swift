@@ -118,7 +118,14 @@ public final class PulseOutput: @unchecked Sendable {
                 } else {
                     teardown()
                     if !signalled { signalled = true; firstAttempt.signal() }
-                    _ = wake.wait(timeout: .now() + backoff)
+                    // A failed attempt may have signalled `wake` (the context callback does); those signals are
+                    // about the attempt just torn down, so drop them, then really wait out the back-off —
+                    // otherwise a missing server turns this loop into a busy spin.
+                    while wake.wait(timeout: .now()) == .success {}
+                    let until = DispatchTime.now() + backoff
+                    while running.load(ordering: .acquiring) && DispatchTime.now() < until {
+                        _ = wake.wait(timeout: min(until, .now() + 0.05))
+                    }
                     backoff = min(backoff * 2, 2)
                     continue
                 }

@@ -1,11 +1,18 @@
 import App
 import Audio
 import Foundation
+import Geo
+import MapData
 import Speech
 
-/// Speech timings: espeak-ng's time to the first audio, and PocketSphinx decoding speed and the time from
-/// the end of an utterance (push-to-talk release) to the result.
+/// Speech figures: espeak-ng's time to first audio, and the voice-command recognizer measured on a
+/// synthetic corpus (every grammar phrasing × 6 voices and rates, clean and in street noise at 20, 10 and
+/// 5 dB SNR; 70 out-of-grammar sentences; street noise alone), plus what it makes of real human
+/// recordings (pocketsphinx-testdata, Asterisk prompts).
 enum SpeechBench {
+    /// Where the Rautatientori corpus is "spoken": the place names near it fill the grammar, as live.
+    static let corpusPlace = Coordinate(latitude: 60.1699, longitude: 24.9410)
+
     static func run(paths: ProjectPaths, synthesizer: EspeakSynthesizer) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         let sentence = "Coffee shop is about thirty meters ahead on your left side."
@@ -19,53 +26,219 @@ enum SpeechBench {
             }
             if let first { firstChunk.append(first.milliseconds) }
         }
-        let tts = Percentiles(firstChunk)
-        figures.append(.atMost("TTS first audio, 10 words (espeak-ng, p95)", tts.at(95), "ms", 10))
+        figures.append(.atMost("TTS first audio, 10 words (espeak-ng, p95)", Percentiles(firstChunk).at(95), "ms", 10))
+        figures += try recognition(paths: paths, synthesizer: synthesizer)
+        return figures
+    }
 
-        // Recognition: espeak-ng utterances of each command, resampled to 16 kHz with a faint noise floor.
-        let recognizer = try CommandRecognizer(paths: paths)
-        let commands = ["where am i", "what's ahead", "around me", "nearby markers", "mute beacon", "repeat", "what can i say"]
-        let toSixteen = Resampler(from: synthesizer.sampleRate, to: PocketSphinxDecoder.sampleRate)
-        var rng = SplitMix(seed: 7)
-        var releaseToResult: [Double] = []
-        var audioSeconds = 0.0, cpuSeconds = 0.0
-        var correct = 0, total = 0
-        for voice in ["en-us", "en+f2", "en+m3"] {
-            for rate in [150, 175, 210] {
-                for command in commands {
-                    let speech = try synthesizer.synthesize(command, voice: VoiceSettings(voice: voice, rate: rate))
-                    var samples = toSixteen.process(speech.map { Float($0) / 32768 * 0.9 })
-                    let pad = [Float](repeating: 0, count: 4_800)
-                    samples = pad + samples + pad
-                    for i in samples.indices { samples[i] += Float(rng.nextGaussian() * 0.003) }
-                    let pcm = PCMBuffer(sampleRate: 16_000, channels: 1, samples: samples).int16Samples
-                    let cpuStart = clock()
-                    try recognizer.decoder.begin()
-                    var i = 0
-                    while i < pcm.count {
-                        try recognizer.decoder.process(pcm[i..<min(i + 1024, pcm.count)])
-                        i += 1024
-                    }
-                    let release = ContinuousClock.now
-                    let hypothesis = try recognizer.decoder.end()
-                    releaseToResult.append((ContinuousClock.now - release).milliseconds)
-                    cpuSeconds += Double(clock() - cpuStart) / Double(CLOCKS_PER_SEC)
-                    audioSeconds += Double(pcm.count) / 16_000
-                    total += 1
-                    if hypothesis.text == command { correct += 1 }
-                }
+    struct Tally {
+        var total = 0, exact = 0, intentAndSlots = 0, rejected = 0
+        mutating func add(_ result: VoiceResult, expected: RecognizedCommand) {
+            total += 1
+            guard let c = result.command else { rejected += 1; return }
+            if c.intent == expected.intent && c.slots == expected.slots {
+                intentAndSlots += 1
+                if c.words == expected.words { exact += 1 }
             }
         }
-        let latency = Percentiles(releaseToResult)
-        figures.append(BenchFigure("ASR release → result p50", latency.at(50), "ms"))
-        figures.append(.atMost("ASR release → result p95", latency.at(95), "ms", 50))
-        figures.append(.atLeast("ASR decode speed", audioSeconds / max(cpuSeconds, 1e-9), "× real time", 10))
-        figures.append(BenchFigure("ASR exact commands, espeak clean (\(total) utterances)", 100 * Double(correct) / Double(total), "%"))
+        func percent(_ n: Int) -> Double { total == 0 ? .nan : 100 * Double(n) / Double(total) }
+    }
+
+    static func recognition(paths: ProjectPaths, synthesizer: EspeakSynthesizer) throws -> [BenchFigure] {
+        var figures: [BenchFigure] = []
+        let recognizer = try CommandRecognizer(paths: paths)
+        let corpus = VoiceCorpus(grammar: recognizer.recognizer.grammar, synthesizer: synthesizer)
+
+        // The place names the recognizer listens for: the corpus's real names, and (when the Helsinki map is
+        // imported) every name near Rautatientori, as `soundscape run` would load them.
+        var names = VoiceCorpus.helsinkiNames.map(SlotPhrase.init(name:))
+        let db = MapPaths.defaultDatabase()
+        if FileManager.default.fileExists(atPath: db), let map = try? SpatialDataView(path: db),
+           let nearby = try? NearbyPlaceNames.phrases(map: map, near: corpusPlace) {
+            names += nearby
+        }
+        let loadStart = ContinuousClock.now
+        try recognizer.recognizer.setPhrases(names, for: "places")
+        try recognizer.recognizer.setPhrases(VoiceCorpus.markerNames.map(SlotPhrase.init(name:)), for: "markers")
+        try recognizer.recognizer.setPhrases(VoiceCorpus.routeNames.map(SlotPhrase.init(name:)), for: "routes")
+        let loadTime = (ContinuousClock.now - loadStart).milliseconds
+        let placeCount = recognizer.recognizer.grammar.phrases["places"]?.count ?? 0
+        printError("bench: voice commands: \(placeCount) place names in the grammar (loaded with pronunciations in \(Int(loadTime)) ms)")
+        figures.append(BenchFigure("ASR place names loaded with generated pronunciations (\(placeCount))", loadTime, "ms"))
+
+        var rng = SplitMix64(seed: 20_261_121)
+        let cityFile = paths.data().appendingPathComponent("speech/city.ogg").path
+        if !FileManager.default.fileExists(atPath: cityFile) {
+            fetchFromDebian(package: "btanks-data", member: "usr/share/games/btanks/data/sounds/ambient/city.ogg", to: cityFile)
+        }
+        let (noise, noiseName) = VoiceCorpus.streetNoise(file: cityFile, rng: &rng)
+
+        var latencies: [Double] = []
+        var audioSeconds = 0.0, cpuSeconds = 0.0
+        var mistakes: [String] = []
+        func decode(_ samples: [Int16]) throws -> VoiceResult {
+            let cpu = clock()
+            try recognizer.recognizer.begin()
+            var i = 0
+            while i < samples.count {
+                try recognizer.recognizer.process(samples[i..<min(i + 320, samples.count)])
+                i += 320
+            }
+            let release = ContinuousClock.now
+            let result = try recognizer.recognizer.finish()
+            latencies.append((ContinuousClock.now - release).milliseconds)
+            cpuSeconds += Double(clock() - cpu) / Double(CLOCKS_PER_SEC)
+            audioSeconds += Double(samples.count) / 16_000
+            return result
+        }
+
+        // In-grammar: every phrasing × 6 variants, clean and at 20, 10, 5 dB.
+        let conditions: [(String, Double?)] = [("clean", nil), ("20 dB", 20), ("10 dB", 10), ("5 dB", 5)]
+        var confidencesOK: [Double] = []
+        var phrasingCount = 0
+        for (label, snr) in conditions {
+            var tally = Tally()
+            for (index, variant) in VoiceCorpus.variants.enumerated() {
+                let phrasings = corpus.phrasings(seed: UInt64(index + 1))
+                phrasingCount = phrasings.count
+                for p in phrasings {
+                    let speech = try corpus.speech(p.text, variant: variant)
+                    let result = try decode(VoiceCorpus.finish(speech, noise: noise, snr: snr, rng: &rng))
+                    tally.add(result, expected: p.expected)
+                    if snr == nil, result.text == p.expected.words { confidencesOK.append(result.confidence) }
+                    if result.command?.words != p.expected.words && mistakes.count < 40 {
+                        mistakes.append("\(label) \(variant.description): \"\(p.text)\" → \"\(result.text)\"\(result.rejection.map { " (rejected: \($0))" } ?? "")")
+                    }
+                }
+            }
+            let what = "ASR command accuracy (words, intent, slots), \(label)\(snr == nil ? "" : " \(noiseName)") (\(tally.total))"
+            if snr == nil {
+                figures.append(.atLeast(what, tally.percent(tally.exact), "%", 98))
+                figures.append(BenchFigure("ASR intent and slots right, clean", tally.percent(tally.intentAndSlots), "%"))
+                figures.append(.atMost("ASR in-grammar false rejection, clean", tally.percent(tally.rejected), "%", 2))
+            } else if snr == 5 {
+                figures.append(.atLeast(what, tally.percent(tally.exact), "%", 95))
+            } else {
+                figures.append(BenchFigure(what, tally.percent(tally.exact), "%"))
+            }
+        }
+        printError("bench: \(phrasingCount) phrasings per variant; first misrecognitions:\n  " + mistakes.prefix(25).joined(separator: "\n  "))
+
+        // Out-of-grammar speech (70 sentences × 3 voices, clean and at 10 dB) and street noise alone.
+        var oogTotal = 0, oogRejected = 0
+        var oogConfidences: [Double] = []
+        var accepted: [String] = []
+        for variant in VoiceCorpus.variants.prefix(3) {
+            for (n, text) in VoiceCorpus.outOfGrammar.enumerated() {
+                let snr: Double? = n % 2 == 0 ? nil : 10
+                let result = try decode(VoiceCorpus.finish(try corpus.speech(text, variant: variant), noise: noise, snr: snr, rng: &rng))
+                oogTotal += 1
+                if let c = result.command { accepted.append("\"\(text)\" → \(c.intent) (\(String(format: "%.2f", c.confidence)))") } else { oogRejected += 1 }
+                if !result.text.isEmpty { oogConfidences.append(result.confidence) }
+            }
+        }
+        figures.append(.atLeast("ASR out-of-grammar rejection (\(VoiceCorpus.outOfGrammar.count) sentences × 3 voices)",
+                                100 * Double(oogRejected) / Double(oogTotal), "%", 95))
+        printError("bench: out-of-grammar sentences taken as commands (first 15):\n  " + accepted.prefix(15).joined(separator: "\n  "))
+        var noiseRejected = 0
+        for _ in 0..<20 {
+            let start = Int(rng.next() % UInt64(max(1, noise.count - 32_000)))
+            let clip = Array(noise[start..<min(noise.count, start + 32_000)]).map { $0 * 0.5 }
+            if try decode(VoiceCorpus.finish(clip, noise: nil, snr: nil, rng: &rng)).command == nil { noiseRejected += 1 }
+        }
+        figures.append(BenchFigure("ASR \(noiseName) alone rejected (20 clips of 2 s)", 100 * Double(noiseRejected) / 20, "%"))
+
+        // What threshold the data would choose: 2 % false rejection of correctly heard commands.
+        let sortedOK = confidencesOK.sorted()
+        if !sortedOK.isEmpty {
+            let threshold = sortedOK[Int(Double(sortedOK.count) * 0.02)]
+            let rejectedThere = oogConfidences.filter { $0 < threshold }.count + (oogTotal - oogConfidences.count)
+            figures.append(BenchFigure("ASR confidence threshold for 2 % false rejection (shipped \(ConfidenceModel.tuned.threshold))", threshold, ""))
+            figures.append(BenchFigure("ASR out-of-grammar rejection at that threshold", 100 * Double(rejectedThere) / Double(oogTotal), "%"))
+        }
+
+        let latency = Percentiles(latencies)
+        figures.append(BenchFigure("ASR release → intent p50", latency.at(50), "ms"))
+        figures.append(.atMost("ASR release → intent p95", latency.at(95), "ms", 50))
+        figures.append(.atLeast("ASR decode speed (grammar + phone loop)", audioSeconds / max(cpuSeconds, 1e-9), "× real time", 5))
+
+        figures += try humanRecordings(recognizer: recognizer, paths: paths)
         return figures
+    }
+
+    /// Real human speech: pocketsphinx-testdata (out-of-grammar sentences, digits) and Asterisk prompts
+    /// ("repeat" is a command; "location" and "next" are not).
+    static func humanRecordings(recognizer: CommandRecognizer, paths: ProjectPaths) throws -> [BenchFigure] {
+        var figures: [BenchFigure] = []
+        var lines: [String] = []
+        let testdata = "/usr/share/pocketsphinx/test/data"
+        var files: [(String, [Int16])] = []
+        for name in ["goforward.raw", "something.raw", "numbers.raw"] {
+            if let data = FileManager.default.contents(atPath: "\(testdata)/\(name)") {
+                files.append((name, data.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }))
+            }
+        }
+        for dir in ["cards", "librivox"] {
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(testdata)/\(dir)")) ?? []).filter { $0.hasSuffix(".wav") }.sorted()
+            for name in names { if let pcm = try? WAVFile.read("\(testdata)/\(dir)/\(name)") { files.append(("\(dir)/\(name)", ListenCommand.speechInput(pcm))) } }
+        }
+        var rejected = 0
+        for (name, samples) in files {
+            let r = try recognizer.recognize(samples)
+            if r.command == nil { rejected += 1 }
+            lines.append("\(name): heard \"\(r.text)\" → \(r.command.map { "\($0.intent) (\(String(format: "%.2f", $0.confidence)))" } ?? "rejected (\(r.rejection ?? ""))")")
+        }
+        if !files.isEmpty {
+            figures.append(BenchFigure("ASR pocketsphinx-testdata human sentences rejected (none is a command, \(files.count))",
+                                       100 * Double(rejected) / Double(files.count), "%"))
+        }
+        let asterisk = paths.data().appendingPathComponent("speech/asterisk")
+        let prompts = [("vm-repeat", "repeat"), ("location", nil), ("vm-next", nil)] as [(String, String?)]
+        var right = 0
+        for (file, intent) in prompts {
+            let path = asterisk.appendingPathComponent("\(file).wav").path
+            if !FileManager.default.fileExists(atPath: path) {
+                fetchFromDebian(package: "asterisk-core-sounds-en-wav", member: "usr/share/asterisk/sounds/en_US_f_Allison/\(file).wav", to: path)
+            }
+            guard let pcm = try? WAVFile.read(path) else { lines.append("asterisk \(file): not available"); continue }
+            // 8 kHz telephone audio, upsampled; a faint noise floor for its digital silence.
+            var rng = SplitMix64(seed: 5)
+            let samples = ListenCommand.speechInput(pcm).map { Int16(clamping: Int32($0) + Int32(rng.gaussian() * 60)) }
+            let r = try recognizer.recognize(samples)
+            if r.command?.intent == intent || (intent == nil && r.command == nil) { right += 1 }
+            lines.append("asterisk \(file) (\(intent ?? "no command")): heard \"\(r.text)\" → \(r.command.map { "\($0.intent) (\(String(format: "%.2f", $0.confidence)))" } ?? "rejected (\(r.rejection ?? ""))")")
+        }
+        figures.append(BenchFigure("ASR Asterisk prompts handled right (repeat → repeat; location, next → rejected)", Double(right), "of 3"))
+        printError("bench: human recordings:\n  " + lines.joined(separator: "\n  "))
+        return figures
+    }
+
+    /// Copies one file out of a Debian package (apt-get download + dpkg-deb -x) into the data folder.
+    static func fetchFromDebian(package: String, member: String, to destination: String) {
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-deb-\(getpid())")
+        defer { try? FileManager.default.removeItem(at: work) }
+        try? FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        func sh(_ args: [String]) -> Bool {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = args
+            p.currentDirectoryURL = work
+            p.standardOutput = FileHandle.nullDevice
+            p.standardError = FileHandle.nullDevice
+            guard (try? p.run()) != nil else { return false }
+            p.waitUntilExit()
+            return p.terminationStatus == 0
+        }
+        printError("bench: fetching \(member) from the Debian package \(package)…")
+        guard sh(["apt-get", "download", package]),
+              let deb = (try? FileManager.default.contentsOfDirectory(atPath: work.path))?.first(where: { $0.hasSuffix(".deb") }),
+              sh(["dpkg-deb", "-x", deb, "x"]) else { printError("bench: could not fetch \(package)"); return }
+        try? FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try? FileManager.default.copyItem(atPath: work.appendingPathComponent("x/\(member)").path, toPath: destination)
     }
 }
 
-/// A small deterministic random generator for repeatable benchmark noise.
+/// A small deterministic random generator (SplitMix64), so every bench run uses the same noise and query points.
 struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }

@@ -1,0 +1,212 @@
+import Audio
+import Foundation
+import Geo
+import Logging
+import MapData
+import ServiceLifecycle
+import Speech
+import Synchronization
+
+/// How voice input is set up (`soundscape run` options).
+public struct VoiceInputOptions: Sendable {
+    /// PulseAudio source; nil for the default source.
+    public var source: String?
+    /// Control socket path; nil for `$XDG_RUNTIME_DIR/soundscape/control.sock`.
+    public var controlSocket: String?
+    /// Wake phrase ("hey soundscape"); nil for push-to-talk only.
+    public var wakeWord: String?
+    /// Input device and key for hold-to-talk (`/dev/input/event3`, KEY_RIGHTCTRL).
+    public var keyDevice: String?
+    public var keyCode: UInt16 = 97
+    /// End utterances by themselves after this much silence (voice-activity endpointing).
+    public var endpointSilence: Double?
+
+    public init(source: String? = nil, controlSocket: String? = nil, wakeWord: String? = nil, keyDevice: String? = nil,
+                keyCode: UInt16 = 97, endpointSilence: Double? = nil) {
+        self.source = source
+        self.controlSocket = controlSocket
+        self.wakeWord = wakeWord
+        self.keyDevice = keyDevice
+        self.keyCode = keyCode
+        self.endpointSilence = endpointSilence
+    }
+}
+
+/// Voice commands for the running assistant: the microphone, push-to-talk from the control socket, an
+/// input-device key, the terminal (an empty line toggles listening) or the wake word; the recognizer with
+/// the places near the user in its grammar; earcons on press, recognition and rejection.
+///
+/// Recognized commands come out of ``commands`` and go to `deliver` (the words, for the typed-command
+/// stream of `soundscape run`).
+public final class VoiceService: Service, @unchecked Sendable {
+    public let commands: AsyncStream<RecognizedCommand>
+    private let commandContinuation: AsyncStream<RecognizedCommand>.Continuation
+    public let listener: CommandListener
+    public let socket: ControlSocket
+    private let key: EvdevKey?
+    private let places: NearbyPlaceNames?
+    private let extraSources: [any SlotSource]
+    private let grammarPath: String
+    private let deliver: @Sendable (RecognizedCommand) -> Void
+    private let earcon: @Sendable (Earcon) async -> Void
+    private let logger = Logger(label: "soundscape.voice")
+    private let positions: (stream: AsyncStream<PositionEvent>, continuation: AsyncStream<PositionEvent>.Continuation)
+    private let forwardPositions = Mutex<AsyncStream<PositionEvent>.Continuation?>(nil)
+    private let grammarStamp = Mutex<[String: Date]>([:])
+
+    /// - Parameters:
+    ///   - map: for the names of places near the user (`$places`).
+    ///   - position: where the user is, when fixed (`--at`); otherwise positions come through ``positionInput(forwardingTo:)``.
+    ///   - slotSources: markers and routes, when the program has them.
+    public init(paths: ProjectPaths, options: VoiceInputOptions, map: SpatialDataView?, position: Coordinate?,
+                slotSources: [any SlotSource] = [],
+                deliver: @escaping @Sendable (RecognizedCommand) -> Void,
+                earcon: @escaping @Sendable (Earcon) async -> Void) throws {
+        let recognizer = try CommandRecognizer(paths: paths)
+        let microphone = try PulseMicrophone(source: options.source)
+        let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
+        let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
+        var listenerOptions = CommandListener.Options()
+        listenerOptions.endpointSilence = options.endpointSilence
+        listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions)
+        let listener = self.listener
+        socket = try ControlSocket(path: options.controlSocket ?? ControlSocket.defaultPath()) { listener.send($0) }
+        key = try options.keyDevice.map { try EvdevKey(device: $0, key: options.keyCode) { listener.send($0) } }
+        places = map.map { NearbyPlaceNames(map: $0) }
+        if let position { places?.move(to: position) }
+        extraSources = slotSources
+        grammarPath = recognizer.grammarPath
+        self.deliver = deliver
+        self.earcon = earcon
+        (commands, commandContinuation) = AsyncStream<RecognizedCommand>.makeStream(bufferingPolicy: .bufferingNewest(16))
+        positions = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        grammarStamp.withLock { $0 = CommandRecognizer.stamp(recognizer.grammarPath) }
+    }
+
+    /// Push-to-talk from code (tests, the terminal).
+    public func send(_ action: PushToTalk) { listener.send(action) }
+
+    /// A continuation to give the location feed: positions pass through to `next` and keep the place
+    /// names of the grammar current.
+    public func positionInput(forwardingTo next: AsyncStream<PositionEvent>.Continuation) -> AsyncStream<PositionEvent>.Continuation {
+        forwardPositions.withLock { $0 = next }
+        return positions.continuation
+    }
+
+    /// A continuation to give the terminal reader: an empty line toggles listening, other lines pass to `next`.
+    public func terminalInput(forwardingTo next: AsyncStream<String>.Continuation) -> AsyncStream<String>.Continuation {
+        let (stream, continuation) = AsyncStream<String>.makeStream()
+        let listener = self.listener
+        Task {
+            for await line in stream {
+                if line.trimmingCharacters(in: .whitespaces).isEmpty { listener.send(.toggle) } else { next.yield(line) }
+            }
+            next.finish()
+        }
+        return continuation
+    }
+
+    public func run() async throws {
+        logger.info("voice commands: push-to-talk on \(socket.path)")
+        listener.start()
+        await refreshSlots(force: true)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.handleEvents() }
+            group.addTask { await self.pumpPositions() }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .seconds(2))
+                    await self.refreshSlots(force: false)
+                    self.reloadGrammarIfChanged()
+                }
+            }
+            try? await gracefulShutdown()
+            group.cancelAll()
+        }
+        listener.stop()
+        socket.shutdown()
+        commandContinuation.finish()
+    }
+
+    private func handleEvents() async {
+        for await event in listener.events {
+            switch event {
+            case .listening(let byWakeWord):
+                logger.info("voice: listening\(byWakeWord ? " (wake word)" : "")")
+                await earcon(.listeningStart)
+            case .recognized(let command, let latency):
+                logger.info("voice: heard \"\(command.words)\" → \(command.intent) \(command.slots) confidence \(String(format: "%.2f", command.confidence)), \(Int(latency.voiceMilliseconds)) ms after release")
+                await earcon(.listeningStop)
+                commandContinuation.yield(command)
+                deliver(command)
+            case .rejected(let result, let latency):
+                logger.info("voice: not understood (\(result.rejection ?? "")\(result.text.isEmpty ? "" : ", heard \"\(result.text)\""), \(Int(latency.voiceMilliseconds)) ms)")
+                await earcon(.invalidFunction)
+            case .cancelled:
+                await earcon(.listeningStop)
+            case .problem(let message):
+                logger.warning("voice: \(message)")
+            }
+            if Task.isCancelled { return }
+        }
+    }
+
+    private func pumpPositions() async {
+        for await event in positions.stream {
+            if case .fix(let fix) = event { places?.move(to: fix.coordinate) }
+            _ = forwardPositions.withLock { $0?.yield(event) }
+        }
+        forwardPositions.withLock { $0?.finish() }
+    }
+
+    private let revisions = Mutex<[String: Int]>([:])
+
+    private func refreshSlots(force: Bool) async {
+        var sources = extraSources
+        if let places { sources.append(places) }
+        for source in sources {
+            let revision = await source.revision()
+            let changed = revisions.withLock { r -> Bool in
+                defer { r[source.source] = revision }
+                return force || r[source.source] != revision
+            }
+            guard changed else { continue }
+            let phrases = await source.phrases()
+            let name = source.source
+            let logger = self.logger
+            listener.perform { recognizer in
+                do { try recognizer.setPhrases(phrases, for: name) } catch {
+                    logger.warning("voice: cannot listen for the \(name) names: \(error)")
+                }
+            }
+        }
+    }
+
+    /// A `.gram` file was edited: load it; when it has an error, say where and keep the last good grammar.
+    private func reloadGrammarIfChanged() {
+        let now = CommandRecognizer.stamp(grammarPath)
+        let changed = grammarStamp.withLock { s -> Bool in defer { s = now }; return s != now }
+        guard changed else { return }
+        let logger = self.logger
+        do {
+            let grammar = try CommandRecognizer.loadGrammar(grammarPath)
+            listener.perform { recognizer in
+                do {
+                    try recognizer.replaceGrammar(grammar)
+                    logger.notice("voice: reloaded the edited grammar")
+                } catch {
+                    logger.error("voice: grammar error: \(error); the last good grammar stays in use")
+                }
+            }
+        } catch {
+            logger.error("voice: grammar error: \(error); the last good grammar stays in use")
+        }
+    }
+}
+
+private extension Duration {
+    var voiceMilliseconds: Double {
+        let (s, a) = components
+        return Double(s) * 1000 + Double(a) / 1e15
+    }
+}

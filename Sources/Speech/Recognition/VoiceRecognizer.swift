@@ -1,0 +1,216 @@
+import Foundation
+
+/// What the recognizer made of one utterance.
+public struct VoiceResult: Sendable, Equatable {
+    /// The words the grammar search heard (lower case, pronunciation numbers removed); may be empty.
+    public var text: String
+    /// The command, when the words parse and the confidence passes the threshold.
+    public var command: RecognizedCommand?
+    /// 0…1, see ``ConfidenceModel``.
+    public var confidence: Double
+    /// Why it was rejected, when it was.
+    public var rejection: String?
+    public var features: ConfidenceFeatures
+    /// Audio length in seconds.
+    public var duration: Double
+
+    public var rejected: Bool { command == nil }
+}
+
+/// The command recognizer: one long-lived grammar decoder (its live cepstral mean adapts to the stream),
+/// a phone-loop decoder fed the same audio for the confidence measure, the grammar with its dynamic
+/// slots, and pronunciations for words the dictionary lacks. Live input and `soundscape listen` use it
+/// alike. Not thread-safe: use from one thread or task at a time.
+public final class VoiceRecognizer {
+    public struct Configuration: Sendable {
+        public var model: AcousticModel
+        /// Phonetic language model for the phone loop; nil disables the acoustic confidence.
+        public var phoneLoopModel: String?
+        public var decoderOptions: [String]
+        public var confidence: ConfidenceModel
+
+        public init(model: AcousticModel = .debianEnglish,
+                    phoneLoopModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us-phone.lm.bin",
+                    decoderOptions: [String] = [], confidence: ConfidenceModel = .tuned) {
+            self.model = model
+            self.phoneLoopModel = phoneLoopModel
+            self.decoderOptions = decoderOptions
+            self.confidence = confidence
+        }
+    }
+
+    public let configuration: Configuration
+    public private(set) var grammar: CommandGrammar
+    public let decoder: PocketSphinxDecoder
+    let phoneLoop: PocketSphinxDecoder?
+    let pronouncer: (any Pronouncer)?
+    private var searchName: String?
+    private var generation = 0
+    private var samplesThisUtterance = 0
+    private var bigrams: PhoneBigrams?
+    /// Words given pronunciations by the pronouncer (word → CMU phones), for diagnostics and tests.
+    public private(set) var generatedPronunciations: [String: [String]] = [:]
+
+    public var parser: IntentParser { IntentParser(grammar: grammar) }
+
+    /// - Parameter extraWords: pronunciations to add first (Models/extra.dict).
+    public init(grammar: CommandGrammar, extraWords: [(word: String, phones: String)] = [],
+                pronouncer: (any Pronouncer)? = EspeakPronouncer(), configuration: Configuration = Configuration()) throws {
+        self.configuration = configuration
+        self.grammar = grammar
+        self.pronouncer = pronouncer
+        decoder = try PocketSphinxDecoder(model: configuration.model,
+                                          options: ["-beam", "1e-60", "-wbeam", "1e-40", "-pbeam", "1e-60"] + configuration.decoderOptions)
+        for e in extraWords { try decoder.addWord(e.word, phones: e.phones, update: false) }
+        if let lm = configuration.phoneLoopModel, FileManager.default.fileExists(atPath: lm) {
+            let loop = try PocketSphinxDecoder(model: configuration.model, options: ["-allphone_ci", "yes"])
+            try loop.usePhoneLoop(languageModel: lm)
+            phoneLoop = loop
+        } else {
+            phoneLoop = nil
+        }
+        try load(grammar)
+    }
+
+    /// Switches to another grammar (an edited one). On error the current grammar stays active.
+    public func replaceGrammar(_ newGrammar: CommandGrammar) throws {
+        var g = newGrammar
+        for (source, list) in grammar.phrases where g.dynamicSources.contains(source) { g.setPhrases(list, for: source) }
+        try load(g)
+    }
+
+    /// Replaces the phrases of a dynamic slot source (places near the user, markers, routes) and reloads
+    /// the search. Phrases with words nobody can pronounce are left out.
+    public func setPhrases(_ phrases: [SlotPhrase], for source: String) throws {
+        var g = grammar
+        let unknown = Set(phrases.flatMap(\.words)).filter { !decoder.knows($0) && generatedPronunciations[$0] == nil }
+        // Names keep their own spelling too ("Pääposti" is read differently from "paaposti").
+        var spellings: [String: Set<String>] = [:]
+        for p in phrases {
+            let original = p.value.lowercased().split(whereSeparator: { !$0.isLetter }).map(String.init)
+            guard original.count == p.words.count else { continue }
+            for (w, o) in zip(p.words, original) where o != w && unknown.contains(w) { spellings[w, default: []].insert(o) }
+        }
+        let made = pronounce(Array(unknown), spellings: spellings)
+        let speakable = phrases.filter { p in p.words.allSatisfy { decoder.knows($0) || made.contains($0) } }
+        g.setPhrases(speakable, for: source)
+        try load(g)
+    }
+
+    private func load(_ g: CommandGrammar) throws {
+        let missing = g.allWords.filter { !decoder.knows($0) }
+        let made = pronounce(Array(missing))
+        if let word = missing.subtracting(made).sorted().first {
+            let location = g.words[word] ?? SourceLocation(file: "grammar", line: 0, column: 0)
+            throw GrammarError(location, "\"\(word)\" is not in the pronunciation dictionary and espeak-ng could not pronounce it; add it to Models/extra.dict")
+        }
+        generation += 1
+        let name = "commands\(generation)"
+        do {
+            try decoder.replaceGrammar(jsgf: g.decoderJSGF(), name: name, previous: searchName)
+        } catch let error as RecognitionError {
+            let file = g.files.first?.path ?? "grammar"
+            throw GrammarError(SourceLocation(file: file, line: 0, column: 0), error.message)
+        }
+        searchName = name
+        grammar = g
+    }
+
+    /// Adds pronunciations for words; returns the words that now have one.
+    @discardableResult
+    private func pronounce(_ words: [String], spellings: [String: Set<String>] = [:]) -> Set<String> {
+        guard !words.isEmpty, let pronouncer else { return [] }
+        var prons = pronouncer.pronunciations(for: words)
+        let originals = spellings.values.flatMap { $0 }
+        if !originals.isEmpty {
+            let extra = pronouncer.pronunciations(for: Array(Set(originals)))
+            for (word, forms) in spellings {
+                for form in forms.sorted() {
+                    for p in extra[form] ?? [] where !(prons[word] ?? []).contains(p) { prons[word, default: []].append(p) }
+                }
+            }
+        }
+        if bigrams == nil { bigrams = (try? PhoneBigrams(dictionary: configuration.model.dictionary)) ?? PhoneBigrams(pairs: []) }
+        if let bigrams, !bigrams.pairs.isEmpty {
+            for (word, list) in prons {
+                var repaired: [String] = []
+                for p in list {
+                    let r = bigrams.repair(p.split(separator: " ").map(String.init)).joined(separator: " ")
+                    if !r.isEmpty && !repaired.contains(r) { repaired.append(r) }
+                }
+                prons[word] = repaired
+            }
+        }
+        var done = Set<String>()
+        for (word, list) in prons {
+            for (i, phones) in list.enumerated() {
+                let name = i == 0 ? word : "\(word)(\(i + 1))"
+                if (try? decoder.addWord(name, phones: phones, update: false)) != nil, i == 0 { done.insert(word) }
+            }
+            generatedPronunciations[word] = list
+        }
+        return done
+    }
+
+    // MARK: decoding
+
+    public func begin() throws {
+        samplesThisUtterance = 0
+        try decoder.begin()
+        try phoneLoop?.begin()
+    }
+
+    /// Feeds 16 kHz mono samples as they arrive.
+    public func process(_ chunk: ArraySlice<Int16>) throws {
+        samplesThisUtterance += chunk.count
+        try decoder.process(chunk)
+        try phoneLoop?.process(chunk)
+    }
+
+    /// Ends the utterance and decides.
+    public func finish() throws -> VoiceResult {
+        let hypothesis = try decoder.end()
+        let words = decoder.segments()
+        var phones: [DecodedSegment] = []
+        if let phoneLoop {
+            _ = try phoneLoop.end()
+            phones = phoneLoop.segments()
+        }
+        let decoder = self.decoder
+        let features = ConfidenceFeatures(words: words, phones: phones, frames: hypothesis.frames) { word in
+            (decoder.phones(of: word) ?? "").split(separator: " ").map(String.init)
+        }
+        let duration = Double(samplesThisUtterance) / Double(PocketSphinxDecoder.sampleRate)
+        let text = hypothesis.text.split(separator: " ").map { w -> String in
+            if let p = w.firstIndex(of: "("), w.hasSuffix(")") { return String(w[..<p]) }
+            return String(w)
+        }.joined(separator: " ")
+        var result = VoiceResult(text: text, command: nil, confidence: 0, rejection: nil, features: features, duration: duration)
+        guard !text.isEmpty else { result.rejection = "nothing heard"; return result }
+        guard let command = parser.parse(words: text.split(separator: " ").map(String.init), openSlots: false) else {
+            result.rejection = "the words match no command"
+            return result
+        }
+        let confidence = phoneLoop == nil ? 1 : configuration.confidence.confidence(features)
+        result.confidence = confidence
+        if confidence < configuration.confidence.threshold {
+            result.rejection = "low confidence (\(String(format: "%.2f", confidence)))"
+            return result
+        }
+        var accepted = command
+        accepted.confidence = confidence
+        result.command = accepted
+        return result
+    }
+
+    /// Decodes a whole utterance, streamed in 1024-sample chunks as live input would arrive.
+    public func recognize(_ samples: [Int16]) throws -> VoiceResult {
+        try begin()
+        var i = 0
+        while i < samples.count {
+            try process(samples[i..<min(i + 1024, samples.count)])
+            i += 1024
+        }
+        return try finish()
+    }
+}

@@ -1,0 +1,166 @@
+import App
+import Audio
+import Foundation
+import Geo
+import MapData
+import Speech
+import Testing
+
+/// Voice commands through the real sound server: espeak-ng speaks into the virtual microphone, the
+/// running assistant hears it through push-to-talk on its control socket and answers into the speakers.
+@Suite("Voice commands end to end", .serialized)
+struct VoiceEndToEndTests {
+    /// On Aleksanterinkatu, central Helsinki, facing east.
+    static let here = Coordinate(latitude: 60.16864, longitude: 24.94345)
+
+    @Test func whereAmIByPushToTalkIsAnsweredWithTheStreetName() async throws {
+        try TestServices.require()
+        let db = Soundscape.helsinkiDatabase
+        let street = try #require(try SpatialDataView(path: db).nearestRoad(to: Self.here)?.road.name)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("control.sock").path
+        let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance("where am i", in: dir).path)
+
+        // The assistant, at a fixed place, listening to the default source (the virtual microphone).
+        let assistant = Process()
+        assistant.executableURL = Soundscape.executable
+        assistant.arguments = ["run", "--at", "\(Self.here.latitude),\(Self.here.longitude)", "--heading", "90",
+                               "--db", db, "--control-socket", socket, "--verbose"]
+        let stdin = Pipe()
+        let log = dir.appendingPathComponent("run.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        assistant.standardInput = stdin
+        assistant.standardOutput = logHandle
+        assistant.standardError = logHandle
+        try assistant.run()
+        defer {
+            if assistant.isRunning { assistant.terminate() }
+            assistant.waitUntilExit()
+        }
+        // Ready when the control socket answers; then let the greeting finish.
+        var ready = false
+        for _ in 0..<150 {
+            if (try? ControlSocket.send("status", to: socket)) != nil { ready = true; break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(ready, "the assistant never opened its control socket: \(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))")
+        try await Task.sleep(for: .seconds(4))
+
+        // Record the speakers from before the press until the reply has been spoken.
+        let recorder = SpeakerRecorder(seconds: 9)
+        recorder.start()
+        try ControlSocket.send("press", to: socket)
+        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
+                                               streamName: "test speaker", latency: 0.05)
+        try microphone.write(utterance.samples)
+        try await Task.sleep(for: .milliseconds(400))   // the last of it reaches the assistant
+        try ControlSocket.send("release", to: socket)
+        let reply = await recorder.finish()
+
+        let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+        #expect(output.contains("voice: heard \"where am i\""), "the assistant did not hear the command: \(output)")
+        #expect(reply.rms() > 0.001, "nothing was spoken into the speakers")
+
+        // Decode the spoken reply: the street's name must be in it, a street elsewhere must not.
+        let spotter = try StreetSpotter()
+        #expect(try spotter.hears(street, in: reply), "the reply does not say \(street); log: \(output)")
+        let elsewhere = street == "Mannerheimintie" ? "Hämeentie" : "Mannerheimintie"
+        #expect(try !spotter.hears(elsewhere, in: reply))
+    }
+
+    @Test func aBrokenControlCommandIsRefusedAndTheSocketIsPrivate() throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("s/control.sock").path
+        let pressed = PressLog()
+        let socket = try ControlSocket(path: path) { pressed.append($0) }
+        defer { socket.shutdown() }
+        let mode = try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try ControlSocket.send("press", to: path)
+        try ControlSocket.send("release", to: path)
+        #expect(throws: ControlSocket.SocketError.self) { try ControlSocket.send("jump", to: path) }
+        #expect(pressed.actions == [.press, .release])
+        // A second listener on the same path is refused while the first answers.
+        #expect(throws: ControlSocket.SocketError.self) { _ = try ControlSocket(path: path) { _ in } }
+    }
+
+    @Test(.enabled(if: Soundscape.hasSubcommand("ptt")))
+    func thePttCommandDrivesTheControlSocket() throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let path = dir.appendingPathComponent("control.sock").path
+        let pressed = PressLog()
+        let socket = try ControlSocket(path: path) { pressed.append($0) }
+        defer { socket.shutdown() }
+        for action in ["press", "release", "toggle"] {
+            let result = try Soundscape.run(["ptt", action, "--socket", path])
+            #expect(result.status == 0, "\(result.stderr)")
+        }
+        #expect(pressed.actions == [.press, .release, .toggle])
+        let nobody = try Soundscape.run(["ptt", "press", "--socket", dir.appendingPathComponent("none.sock").path])
+        #expect(nobody.status != 0)
+        #expect(nobody.stderr.contains("soundscape run"))
+    }
+}
+
+final class PressLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [PushToTalk] = []
+    func append(_ a: PushToTalk) { lock.withLock { list.append(a) } }
+    var actions: [PushToTalk] { lock.withLock { list } }
+}
+
+extension Soundscape {
+    static func hasSubcommand(_ name: String) -> Bool {
+        (try? run(["--help"]).stdout.contains("  \(name) ")) ?? false
+    }
+}
+
+/// Records the test speakers (the null sink's monitor) at 16 kHz mono on a thread of its own.
+final class SpeakerRecorder: @unchecked Sendable {
+    let seconds: Double
+    private var samples: [Float] = []
+    private let done = DispatchSemaphore(value: 0)
+
+    init(seconds: Double) { self.seconds = seconds }
+
+    func start() {
+        let thread = Thread { [self] in
+            if let stream = try? PulseSimpleStream(direction: .record, sampleRate: 16_000, channels: 1,
+                                                   device: "\(TestServices.sink).monitor", streamName: "test recorder") {
+                for _ in 0..<Int(seconds * 10) { samples += (try? stream.read(frames: 1_600)) ?? [] }
+            }
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func finish() async -> PCMBuffer {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { self.done.wait(); c.resume() }
+        }
+        return PCMBuffer(sampleRate: 16_000, channels: 1, samples: samples)
+    }
+}
+
+/// Finds a street name in recorded speech by keyphrase spotting, with the name's pronunciation made by
+/// espeak-ng (the same way the recognizer learns Finnish names).
+struct StreetSpotter {
+    func hears(_ name: String, in audio: PCMBuffer) throws -> Bool {
+        let words = SlotPhrase.spokenWords(name)
+        let decoder = try PocketSphinxDecoder(options: ["-kws_threshold", "1e-20", "-kws_plp", "1e-5"])
+        let prons = EspeakPronouncer(voices: ["en-us"]).pronunciations(for: words.filter { !decoder.knows($0) })
+        for (w, list) in prons { if let p = list.first { try decoder.addWord(w, phones: p) } }
+        try decoder.useKeyphrase(words.joined(separator: " "))
+        // The null sink is digitally silent between sounds: add a faint noise floor.
+        var rng = SplitMix64(seed: 3)
+        let noisy = audio.samples.map { $0 + Float(rng.gaussian() * 0.003) }
+        let hypothesis = try decoder.decode(PCMBuffer(sampleRate: 16_000, channels: 1, samples: noisy).int16Samples)
+        return !hypothesis.text.isEmpty
+    }
+}

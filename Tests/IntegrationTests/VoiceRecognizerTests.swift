@@ -1,0 +1,61 @@
+import App
+import Audio
+import Foundation
+import Speech
+import Testing
+
+@Suite("Voice recognizer: grammar reload and soundscape listen", .serialized)
+struct VoiceRecognizerTests {
+    static func copyOfGrammars() throws -> URL {
+        let dir = try temporaryDirectory().appendingPathComponent("Grammars")
+        try FileManager.default.copyItem(at: TestServices.packageRoot.appendingPathComponent("Grammars"), to: dir)
+        return dir
+    }
+
+    static func touch(_ file: URL, text: String, offset: TimeInterval) throws {
+        try text.write(to: file, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(offset)], ofItemAtPath: file.path)
+    }
+
+    @Test func aBrokenEditIsReportedWithFileAndLineAndTheLastGoodGrammarKeepsWorking() throws {
+        let dir = try Self.copyOfGrammars()
+        defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
+        let recognizer = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot), grammarPath: dir.path)
+        let help = dir.appendingPathComponent("help.gram")
+        let original = try String(contentsOf: help, encoding: .utf8)
+
+        try Self.touch(help, text: original.replacingOccurrences(of: "| list commands {help}", with: "| list commands {help"), offset: 10)
+        let error = try #require(recognizer.reloadGrammarIfChanged())
+        #expect("\(error)".contains("help.gram:"), "\(error)")
+        #expect(recognizer.parser.parse("what can i say")?.intent == "help")
+
+        try Self.touch(help, text: original.replacingOccurrences(of: "| list commands {help}", with: "| list commands {help}\n    | how does this work {help}"), offset: 20)
+        #expect(recognizer.reloadGrammarIfChanged() == nil)
+        #expect(recognizer.parser.parse("how does this work")?.intent == "help")
+    }
+
+    @Test func listenPrintsOneJSONObjectWithIntentAndSlots() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = try SpeechRecognitionSmokeTests.utterance("take me to Kaivokatu", in: dir)
+        let result = try Soundscape.run(["listen", "--file", wav.path, "--at", "60.1699,24.9410", "--heading", "90",
+                                         "--db", Soundscape.helsinkiDatabase, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["intent"] as? String == "take_me_to", "\(result.stdout)")
+        #expect((object?["slots"] as? [String: String])?["place"] == "Kaivokatu", "\(result.stdout)")
+        #expect(object?["text"] as? String == "take me to kaivokatu")
+        #expect((object?["confidence"] as? Double ?? 0) > 0)
+    }
+
+    @Test func listenRejectsSpeechThatIsNoCommand() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = try SpeechRecognitionSmokeTests.utterance("my phone battery is almost empty", in: dir)
+        let result = try Soundscape.run(["listen", "--file", wav.path, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["rejected"] as? Bool == true, "\(result.stdout)")
+        #expect(object?["intent"] == nil)
+    }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import Speech
+import Testing
+
+/// The shipped grammar folder.
+enum ShippedGrammar {
+    static var directory: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Grammars").path
+    }
+    static func load() throws -> CommandGrammar { try CommandGrammar(directory: directory) }
+}
+
+@Suite("JSGF grammars with intent tags")
+struct GrammarTests {
+    @Test func theShippedGrammarsLoadAndCoverEveryIntent() throws {
+        let grammar = try ShippedGrammar.load()
+        #expect(grammar.files.count >= 9)
+        #expect(grammar.dynamicSources == ["places", "markers", "routes"])
+        var tags = Set<String>()
+        func collect(_ e: GrammarExpression) {
+            switch e {
+            case .tagged(let x, let t): tags.insert(t); collect(x)
+            case .sequence(let items): items.forEach(collect)
+            case .alternatives(let alts): alts.forEach { collect($0.expression) }
+            case .optional(let x), .repetition(let x, _): collect(x)
+            default: break
+            }
+        }
+        for name in grammar.commandRules { collect(grammar.rules[name]!.expression) }
+        for intent in Intent.allCases {
+            #expect(tags.contains(intent.rawValue), "no phrasing for \(intent.rawValue)")
+        }
+    }
+
+    @Test func aSyntaxErrorNamesFileLineAndColumn() {
+        let text = "#JSGF V1.0;\ngrammar x;\npublic <a> = where am i {where_am_i}\n    | around me {around_me};\n<b> = (one | two;\n"
+        do {
+            _ = try CommandGrammar(sources: [("x.gram", text)])
+            Issue.record("a grammar with an unclosed group must not load")
+        } catch let error as GrammarError {
+            #expect(error.location.file == "x.gram")
+            #expect(error.location.line == 5)
+            #expect(error.description.hasPrefix("x.gram:5:"), "\(error)")
+            #expect(error.message.contains("')'"))
+        } catch { Issue.record("unexpected \(error)") }
+    }
+
+    @Test func undefinedRulesUnknownIntentsAndUntaggedPhrasingsAreReported() {
+        func failure(_ body: String) -> GrammarError? {
+            do { _ = try CommandGrammar(sources: [("t.gram", "#JSGF V1.0;\ngrammar t;\n" + body)]); return nil } catch let e as GrammarError { return e } catch { return nil }
+        }
+        let undefined = failure("public <a> =\n  go to <nowhere> {take_me_to};\n")
+        #expect(undefined?.location.line == 4)
+        #expect(undefined?.message.contains("<nowhere>") == true)
+        let unknown = failure("public <a> = fly away {fly};\n")
+        #expect(unknown?.location.line == 3)
+        #expect(unknown?.message.contains("unknown intent {fly}") == true)
+        let untagged = failure("public <a> = where am i {where_am_i} | around me;\n")
+        #expect(untagged?.message.contains("no {intent} tag") == true)
+        let duplicate = failure("public <a> = stop {stop};\n<a> = x;\n")
+        #expect(duplicate?.location.line == 4)
+        let recursive = failure("public <a> = stop <b> {stop};\n<b> = again <b>;\n")
+        #expect(recursive?.message.contains("recursive") == true)
+    }
+
+    @Test func theDecoderGrammarHasNoTagsAndOnePublicRule() throws {
+        var grammar = try ShippedGrammar.load()
+        grammar.setPhrases([SlotPhrase(name: "Stockmann"), SlotPhrase(name: "Café Engel")], for: "places")
+        let jsgf = grammar.decoderJSGF()
+        #expect(!jsgf.contains("{"))
+        #expect(jsgf.components(separatedBy: "public ").count == 2)
+        #expect(jsgf.contains("stockmann | cafe engel"))
+        #expect(!jsgf.contains("<marker_name_>"))
+        #expect(!jsgf.contains("VOID"))
+    }
+}
+
+@Suite("Intent parser: text → intent and slots through the grammar")
+struct IntentParserTests {
+    static let parser: IntentParser = {
+        var g = try! ShippedGrammar.load()
+        g.setPhrases(["Stockmann", "Kauppatori", "Café Engel", "Mannerheimintie"].map(SlotPhrase.init(name:)), for: "places")
+        g.setPhrases(["Home Door", "Bench"].map(SlotPhrase.init(name:)), for: "markers")
+        g.setPhrases(["Morning Walk"].map(SlotPhrase.init(name:)), for: "routes")
+        return IntentParser(grammar: g)
+    }()
+
+    @Test(arguments: [
+        ("where am i", "where_am_i", [String: String]()),
+        ("Where am I?", "where_am_i", [:]),
+        ("what's ahead", "ahead_of_me", [:]),
+        ("what is around me", "around_me", [:]),
+        ("set beacon on Stockmann", "set_beacon", ["place": "Stockmann"]),
+        ("set a beacon on coffee shop", "set_beacon", ["place": "coffee shop"]),
+        ("guide me to cafe engel", "set_beacon", ["place": "Café Engel"]),
+        ("take me to Kauppatori", "take_me_to", ["place": "Kauppatori"]),
+        ("beacon angle 15 degrees", "beacon_angle", ["number": "15"]),
+        ("beacon mute distance twenty five meters", "beacon_off_distance", ["number": "25"]),
+        ("beacon style marimba", "beacon_style", ["style": "Marimba"]),
+        ("i am facing north east", "facing", ["direction": "northeast"]),
+        ("rename marker bench to home", "rename_marker", ["name": "Bench", "new_name": "home"]),
+        ("delete marker home door", "delete_marker", ["name": "Home Door"]),
+        ("start route morning walk", "start_route", ["name": "Morning Walk"]),
+        ("language finnish", "language", ["language": "fi"]),
+        ("undo", "cancel", [:]),
+        ("mute the beacon", "mute_beacon", [:]),
+        ("what can i say", "help", [:]),
+    ])
+    func parses(_ text: String, _ intent: String, _ slots: [String: String]) throws {
+        let command = try #require(Self.parser.parse(text))
+        #expect(command.intent == intent)
+        #expect(command.slots == slots)
+        #expect(command.confidence == 1)
+    }
+
+    @Test func typedPlaceNamesNeedNotBeNearby() throws {
+        let command = try #require(Self.parser.parse("set beacon on Helsinki Cathedral"))
+        #expect(command.intent == "set_beacon")
+        #expect(command.slots["place"] == "Helsinki Cathedral")
+        // The recognizer's own words only match the phrases it listened for.
+        #expect(Self.parser.parse("set beacon on helsinki cathedral", openSlots: false) == nil)
+        #expect(Self.parser.parse("set beacon on stockmann", openSlots: false)?.slots["place"] == "Stockmann")
+    }
+
+    @Test func outOfGrammarTextIsNotACommand() {
+        for text in ["the weather is nice today", "where is the bus stop", "", "stop stop", "set beacon"] {
+            #expect(Self.parser.parse(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func anEditedPhrasingWorksWithoutCodeChanges() throws {
+        let text = "#JSGF V1.0;\ngrammar mine;\npublic <mine> = tell me where i am {where_am_i} | beacon to <place> {set_beacon};\n<place> = the shop;\n"
+        let parser = IntentParser(grammar: try CommandGrammar(sources: [("mine.gram", text)]))
+        #expect(parser.parse("tell me where i am")?.intent == "where_am_i")
+        #expect(parser.parse("beacon to the shop")?.slots == ["place": "the shop"])
+    }
+}
+
+@Suite("Number words and spoken names")
+struct WordTests {
+    @Test func numbers() {
+        #expect(NumberWords.value(of: ["twenty", "five"]) == 25)
+        #expect(NumberWords.value(of: ["one", "hundred", "and", "five"]) == 105)
+        #expect(NumberWords.value(of: ["fifteen"]) == 15)
+        #expect(NumberWords.value(of: ["blue"]) == nil)
+        #expect(NumberWords.words(for: 342) == ["three", "hundred", "forty", "two"])
+    }
+
+    @Test func spokenWordsOfNames() {
+        #expect(SlotPhrase.spokenWords("Café Engel") == ["cafe", "engel"])
+        #expect(SlotPhrase.spokenWords("Töölönlahti") == ["toolonlahti"])
+        #expect(SlotPhrase.spokenWords("R-kioski") == ["r", "kioski"])
+        #expect(SlotPhrase.spokenWords("Alko 24") == ["alko", "twenty", "four"])
+        #expect(SlotPhrase.spokenWords("McDonald's") == ["mcdonalds"])
+    }
+
+    @Test func ipaMapsOntoCMUPhones() {
+        #expect(IPAToCMU.phones("sˈaʊndskeɪp") == ["S", "AW", "N", "D", "S", "K", "EY", "P"])
+        #expect(IPAToCMU.phones("stˈɑːkmən") == ["S", "T", "AA", "K", "M", "AH", "N"])
+        #expect(IPAToCMU.phones("kˈaupːatˌorɪ") == ["K", "AW", "P", "AA", "T", "OW", "R", "IH"])
+        #expect(IPAToCMU.phones("tʃˈɜːtʃ") == ["CH", "ER", "CH"])
+    }
+
+    @Test func espeakPronouncesUnknownNames() throws {
+        let pronouncer = EspeakPronouncer()
+        try #require(pronouncer.isAvailable, "espeak-ng is not installed")
+        let prons = pronouncer.pronunciations(for: ["kauppatori", "stockmann"])
+        #expect(prons["kauppatori"]?.isEmpty == false)
+        #expect(prons["stockmann"]?.first == "S T AA K M AH N")
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Speech
+import Testing
+
+/// espeak-ng speech through the real recognizer: a small slice of the benchmark corpus.
+@Suite("Command recognizer on espeak-ng speech", .serialized)
+struct RecognizerTests {
+    static let places = ["Stockmann", "Kauppatori", "Ateneum", "Lasipalatsi", "Fazer Café", "Mannerheimintie", "Kaivopiha", "Sokos"]
+
+    /// One recognizer for the suite, like the one long-lived decoder of live input.
+    nonisolated(unsafe) static let recognizer: VoiceRecognizer = {
+        let extra = try! String(contentsOfFile: ShippedGrammar.directory + "/../Models/extra.dict", encoding: .utf8)
+            .split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains(" ") }
+            .map { line -> (word: String, phones: String) in
+                let p = line.split(separator: " ", maxSplits: 1)
+                return (String(p[0]), String(p[1]))
+            }
+        let r = try! VoiceRecognizer(grammar: ShippedGrammar.load(), extraWords: extra)
+        try! r.setPhrases(places.map(SlotPhrase.init(name:)), for: "places")
+        return r
+    }()
+
+    /// 16 kHz speech with 0.3 s padding and a faint noise floor, from the espeak-ng and sox programs.
+    static func speech(_ text: String, voice: String = "en-us", rate: Int = 165) throws -> [Int16] {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("speechtests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let raw = dir.appendingPathComponent("raw.wav").path, out = dir.appendingPathComponent("out.raw").path
+        try shell("espeak-ng", "-v", voice, "-s", "\(rate)", "-w", raw, text)
+        try shell("sox", raw, "-r", "16000", "-c", "1", "-b", "16", "-e", "signed", "-t", "raw", out, "gain", "-1", "pad", "0.3", "0.3")
+        let data = try Data(contentsOf: URL(fileURLWithPath: out))
+        var seed: UInt64 = 42
+        return data.withUnsafeBytes { raw in
+            raw.bindMemory(to: Int16.self).map { s in
+                seed = seed &* 6364136223846793005 &+ 1442695040888963407
+                let noise = Int32(Int64(seed >> 33) % 199) - 99   // about −50 dBFS
+                return Int16(clamping: Int32(s) + noise)
+            }
+        }
+    }
+
+    static func shell(_ args: String...) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw RecognitionError(message: "\(args.joined(separator: " ")) failed") }
+    }
+
+    @Test func commandsWithHelsinkiPlaceNamesAreRecognizedExactly() throws {
+        let cases: [(String, String, [String: String])] = [
+            ("where am i", "where_am_i", [:]),
+            ("set beacon on Stockmann", "set_beacon", ["place": "Stockmann"]),
+            ("take me to Kauppatori", "take_me_to", ["place": "Kauppatori"]),
+            ("what's around me", "around_me", [:]),
+            ("mute the beacon", "mute_beacon", [:]),
+            ("guide me to Lasipalatsi", "set_beacon", ["place": "Lasipalatsi"]),
+            ("beacon angle fifteen degrees", "beacon_angle", ["number": "15"]),
+            ("undo", "cancel", [:]),
+            ("what can i say", "help", [:]),
+            ("i am facing north east", "facing", ["direction": "northeast"]),
+        ]
+        var correct = 0
+        for (text, intent, slots) in cases {
+            let result = try Self.recognizer.recognize(Self.speech(text))
+            let ok = result.command?.intent == intent && result.command?.slots == slots
+            if ok { correct += 1 } else { print("recognizer: \"\(text)\" → \(result.text) (\(result.rejection ?? "accepted"))") }
+        }
+        #expect(correct >= 9, "\(correct)/\(cases.count) commands exact")
+    }
+
+    @Test func outOfGrammarSpeechMostlyDoesNotFireCommands() throws {
+        let sentences = ["the weather is nice today", "i would like a cup of coffee", "my phone battery is almost empty",
+                         "please close the door", "the train is late again", "i forgot my keys"]
+        var fired: [String] = []
+        for s in sentences {
+            let result = try Self.recognizer.recognize(Self.speech(s))
+            if let c = result.command { fired.append("\(s) → \(c.words)") }
+        }
+        #expect(fired.count <= 2, "\(fired)")
+    }
+
+    @Test func unknownNamesGetPronunciationsAndAreReportedAsTheirName() throws {
+        #expect(Self.recognizer.generatedPronunciations["kauppatori"]?.isEmpty == false)
+        #expect(Self.recognizer.generatedPronunciations["lasipalatsi"]?.isEmpty == false)
+        let result = try Self.recognizer.recognize(Self.speech("set beacon on Fazer Café"))
+        #expect(result.command?.slots["place"] == "Fazer Café", "heard \(result.text)")
+    }
+}
