@@ -9,6 +9,8 @@ struct AudioOptions {
     var sink: String?
     var hrtf: String?
     var paths: ProjectPaths
+    var voice = VoiceSettings()
+    var levels = AudioLevels()
 
     struct Made {
         var output: any ReplyOutput
@@ -35,7 +37,7 @@ struct AudioOptions {
         }
         let output: AudioEngine.Output = wav != nil ? .offline : .pulseAudio(PulseOutput.Options(sink: sink))
         let configuration = AudioEngine.Configuration(output: output, sofaPath: hrtf ?? SOFAHRTF.debianDefaultPath,
-                                                      soundsDirectory: paths.sounds.path)
+                                                      soundsDirectory: paths.sounds.path, voice: voice, levels: levels)
         do {
             let engine = try AudioEngine(configuration: configuration, synthesizer: synthesizer)
             return Made(output: EngineReplyOutput(engine: engine, checksConnection: wav == nil, soundServerMissing: serverMissing),

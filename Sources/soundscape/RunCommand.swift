@@ -26,8 +26,8 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Map database.")
     var db: String?
 
-    @Option(help: "gpsd address as HOST:PORT.")
-    var gpsd: String = GpsdEndpoint.default.description
+    @Option(help: "gpsd address as HOST:PORT (default: the settings' gpsd, 127.0.0.1:2947).")
+    var gpsd: String?
 
     @Option(help: "Stay at this position instead of following GPS (LAT,LON).")
     var at: CoordinateArgument?
@@ -53,8 +53,11 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "SOFA file with your HRTF (default: MIT KEMAR).")
     var hrtf: String?
 
-    @Option(help: "Language of the replies (\(StringTable.availableLanguages.joined(separator: ", "))).")
-    var language: String = "en"
+    @Option(help: "Language of the replies (\(StringTable.availableLanguages.joined(separator: ", "))); default: the settings'.")
+    var language: String?
+
+    @Option(help: "Settings file (default: $XDG_CONFIG_HOME/soundscape/config.toml).")
+    var config: String?
 
     @Option(help: "User database (markers, routes, the beacon); default $SOUNDSCAPE_USER_DB, else ~/.local/share/soundscape/user.sqlite.")
     var userDb: String?
@@ -63,13 +66,25 @@ struct RunCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         let logger = Logger(label: "soundscape.run")
         let paths = ProjectPaths.locate()
-        let dbPath = db ?? MapPaths.defaultDatabase()
+        // Settings from the configuration file; options given on the command line win.
+        let loaded = SettingsStore(path: config ?? SettingsStore.defaultPath()).load()
+        let settings = loaded.settings
+        let language = self.language ?? settings.language
+        let gpsd = self.gpsd ?? settings.gpsd
+        let dbPath = db ?? (settings.mapDatabase.isEmpty ? MapPaths.defaultDatabase() : settings.mapDatabase)
         let table = try StringTable(language: language)
-        let phrasing = Phrasing(table: table)
+        let phrasing = Phrasing(table: table, units: settings.units == "imperial" ? .imperial : .metric)
 
-        let audio = try AudioOptions(quiet: quiet, wav: nil, sink: sink, hrtf: hrtf, paths: paths).makeOutput(oneShot: false)
+        let audio = try AudioOptions(quiet: quiet, wav: nil, sink: sink ?? (settings.audioSink.isEmpty ? nil : settings.audioSink),
+                                     hrtf: hrtf ?? settings.hrtf, paths: paths,
+                                     voice: VoiceSettings(voice: settings.voice, rate: settings.speechRate),
+                                     levels: AudioLevels(speech: Float(settings.speechVolume) / 100,
+                                                         beacon: Float(settings.beaconVolume) / 100,
+                                                         earcons: Float(settings.soundVolume) / 100))
+            .makeOutput(oneShot: false)
         let output = audio.output
         defer { audio.engine?.shutdown() }
+        for problem in loaded.problems { await output.problem(problem) }
 
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {
@@ -78,7 +93,7 @@ struct RunCommand: AsyncParsableCommand {
         }
 
         // Position: --at, else gpsd if it answers, else a simulated walk.
-        let (source, sourceStatus) = try await chooseSource(paths: paths, table: table)
+        let (source, sourceStatus) = try await chooseSource(paths: paths, table: table, gpsd: gpsd)
         if case .fixed(let c, _) = source, !Self.covers(map.metadata, c) {
             await output.problem("the map has no data for \(c.latitude), \(c.longitude)")
         }
@@ -116,7 +131,7 @@ struct RunCommand: AsyncParsableCommand {
         var followFixTimes = false
         if case .replay = source { followFixTimes = true }
         let guidance = await GuidanceSetup(map: map, mapPath: dbPath, language: language,
-                                           settings: SettingsStore(path: SettingsStore.defaultPath()).load().settings,
+                                           settings: settings,
                                            userDatabase: userDb, engine: audio.engine)
         let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
@@ -134,7 +149,7 @@ struct RunCommand: AsyncParsableCommand {
         try await group.run()
     }
 
-    private func chooseSource(paths: ProjectPaths, table: StringTable) async throws -> (LocationSource, String) {
+    private func chooseSource(paths: ProjectPaths, table: StringTable, gpsd: String) async throws -> (LocationSource, String) {
         if let at {
             return (.fixed(Coordinate(latitude: at.latitude, longitude: at.longitude), heading: heading), table("status.fixed_location"))
         }

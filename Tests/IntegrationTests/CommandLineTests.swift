@@ -127,6 +127,20 @@ struct CommandLineTests {
         #expect(audio.rms() > 0.01, "the reply is silent")
     }
 
+    @Test func runSaysWhatIsWrongInTheSettingsAndUsesTheRest() throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("config.toml").path
+        try "units = \"imperial\"\nbeacon_off_distance = 99\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try Soundscape.run(["run", "--at", "60.16772,24.94600", "--heading", "90", "--db", Soundscape.helsinkiDatabase,
+                                         "--quiet", "--no-voice", "--config", config], stdin: "quit\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Problem: \(config):2: beacon_off_distance = 99 is not allowed; beacon_off_distance takes a whole number from 0 to 50"),
+                "\(result.stdout)")
+        #expect(result.stdout.contains("Goodbye"))
+    }
+
     @Test func runWalksTheSimulatedRouteAndAnswersTypedCommands() throws {
         try TestServices.require()
         let walk = TestServices.packageRoot.appendingPathComponent("Walks/helsinki-centre.gpx").path
