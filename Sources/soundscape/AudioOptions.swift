@@ -24,14 +24,14 @@ struct AudioOptions {
         if quiet && wav == nil { return Made(output: PrintedReplyOutput(), engine: nil) }
         let synthesizer: EspeakSynthesizer
         do { synthesizer = try EspeakSynthesizer() } catch {
-            print("Problem: speech is not available (\(error)); replies are printed only.")
+            printReply("Problem: speech is not available (\(error)); replies are printed only.")
             return Made(output: PrintedReplyOutput(), engine: nil)
         }
         var serverMissing = false
         if wav == nil {
             do { _ = try PulseSimpleStream(direction: .playback, sampleRate: 48_000, channels: 2, device: sink, streamName: "probe") } catch {
                 serverMissing = true
-                print("Problem: no sound server (\(error)); replies are printed only\(oneShot ? "" : " until one is there").")
+                printReply("Problem: no sound server (\(error)); replies are printed only\(oneShot ? "" : " until one is there").")
                 if oneShot { return Made(output: PrintedReplyOutput(), engine: nil) }
             }
         }
@@ -44,7 +44,7 @@ struct AudioOptions {
                         engine: engine)
         } catch {
             if wav != nil { throw error }
-            print("Problem: the audio engine did not start (\(error)); replies are printed only.")
+            printReply("Problem: the audio engine did not start (\(error)); replies are printed only.")
             return Made(output: PrintedReplyOutput(), engine: nil)
         }
     }

@@ -51,3 +51,4 @@ struct CoordinateArgument: ExpressibleByArgument {
 func printError(_ message: String) {
     FileHandle.standardError.write(Data((message + "\n").utf8))
 }
+

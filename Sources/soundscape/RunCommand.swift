@@ -99,7 +99,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let greeting = table("status.startup", sourceStatus, table("status.map", MapPaths.regionName(map.metadata)),
                              table("status.typed_commands"))
-        print("Map data \(map.metadata.attribution)")
+        printReply("Map data \(map.metadata.attribution)")
 
         let (locations, locationContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let (commands, commandContinuation) = AsyncStream<String>.makeStream()

@@ -1,5 +1,6 @@
 @testable import Behaviors
 import Callouts
+import CalloutsTestSupport
 import Foundation
 import Geo
 import Location

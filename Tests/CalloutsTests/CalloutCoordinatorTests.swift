@@ -1,4 +1,5 @@
 import Callouts
+import CalloutsTestSupport
 import Foundation
 import Geo
 import Testing

@@ -52,7 +52,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     ///   - problem: told when the user database cannot be opened (markers and routes are then off).
     public init(map: SpatialDataView?, mapPath: String?, language code: String, settings appSettings: Settings,
                 userDatabase: String?, engine: AudioEngine?, restoreBeacon: Bool = true,
-                problem: (String) -> Void = { print("Problem: \($0)") }) async {
+                problem: (String) -> Void = { printReply("Problem: \($0)") }) async {
         let language = (try? GuidanceLanguage(code)) ?? (try! GuidanceLanguage("en"))
         var settings = appSettings.guidance
         settings.language = language.code

@@ -20,7 +20,7 @@ public struct CalloutOutputPlayer: CalloutPlayer {
     let format: Format
     let printLine: @Sendable (String) -> Void
 
-    public init(output: any ReplyOutput, format: Format = .text, printLine: @escaping @Sendable (String) -> Void = { print($0) }) {
+    public init(output: any ReplyOutput, format: Format = .text, printLine: @escaping @Sendable (String) -> Void = printReply) {
         self.output = output
         self.format = format
         self.printLine = printLine

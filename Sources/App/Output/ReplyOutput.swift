@@ -69,7 +69,7 @@ public actor EngineReplyOutput: ReplyOutput {
     ///   - checksConnection: watch the sound server and say when it goes away or comes back (live output).
     ///   - soundServerMissing: the caller found no sound server at start and has said so already.
     public init(engine: AudioEngine, checksConnection: Bool = true, soundServerMissing: Bool = false,
-                printLine: @escaping @Sendable (String) -> Void = { print($0) }) {
+                printLine: @escaping @Sendable (String) -> Void = printReply) {
         self.engine = engine
         self.checksConnection = checksConnection
         self.reportedNoSound = soundServerMissing
@@ -154,7 +154,7 @@ public actor EngineReplyOutput: ReplyOutput {
 /// Prints only (no sound, tests, `--quiet`).
 public struct PrintedReplyOutput: ReplyOutput {
     let printLine: @Sendable (String) -> Void
-    public init(printLine: @escaping @Sendable (String) -> Void = { print($0) }) { self.printLine = printLine }
+    public init(printLine: @escaping @Sendable (String) -> Void = printReply) { self.printLine = printLine }
     public func say(_ replies: [Reply], interrupt: Bool) async {
         for r in replies where !r.text.isEmpty { printLine(r.text) }
     }
@@ -163,4 +163,11 @@ public struct PrintedReplyOutput: ReplyOutput {
     public func finish() async {}
     public func play(_ reply: Reply) async -> Bool { true }
     public func stop(hush: Bool) async {}
+}
+
+/// Writes a line to standard output at once (no stdio buffer), so that every reply reaches a pipe or the journal
+/// (`journalctl`) as it is said. (`fflush(nil)` would also lock stdin, which the terminal reader holds while it
+/// waits for a line.)
+@Sendable public func printReply(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }

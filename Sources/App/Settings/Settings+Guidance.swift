@@ -4,7 +4,7 @@ extension Settings {
     /// The guidance stage's view of the settings (the configuration file is the one source of truth).
     public var guidance: GuidanceSettings {
         var g = GuidanceSettings()
-        try? g.setBeaconOffDistance(Double(beaconOffDistance))
+        _ = try? g.setBeaconOffDistance(Double(beaconOffDistance))
         g.delayedBeaconStart = beaconDelayedStart > 0 ? Double(beaconDelayedStart) : nil
         g.beaconDistanceCallouts = beaconDistance
         g.speakStreetNames = speakStreetNames

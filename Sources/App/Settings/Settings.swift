@@ -104,19 +104,19 @@ extension Settings {
 
     public static func key(named name: String) -> SettingKey? { keys.first { $0.name == name } }
 
-    private static func choice(_ name: String, _ values: [String], _ path: WritableKeyPath<Settings, String> & Sendable) -> SettingKey {
+    private static func choice(_ name: String, _ values: [String], _ path: any WritableKeyPath<Settings, String> & Sendable) -> SettingKey {
         SettingKey(name: name, kind: .choice(values), get: { .text($0[keyPath: path]) },
                    set: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
-    private static func text(_ name: String, _ path: WritableKeyPath<Settings, String> & Sendable) -> SettingKey {
+    private static func text(_ name: String, _ path: any WritableKeyPath<Settings, String> & Sendable) -> SettingKey {
         SettingKey(name: name, kind: .text, get: { .text($0[keyPath: path]) },
                    set: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
     }
-    private static func integer(_ name: String, _ range: ClosedRange<Int>, step: Int, _ path: WritableKeyPath<Settings, Int> & Sendable) -> SettingKey {
+    private static func integer(_ name: String, _ range: ClosedRange<Int>, step: Int, _ path: any WritableKeyPath<Settings, Int> & Sendable) -> SettingKey {
         SettingKey(name: name, kind: .integer(range, step: step), get: { .integer($0[keyPath: path]) },
                    set: { s, v in if case .integer(let i) = v { s[keyPath: path] = i } })
     }
-    private static func boolean(_ name: String, _ path: WritableKeyPath<Settings, Bool> & Sendable) -> SettingKey {
+    private static func boolean(_ name: String, _ path: any WritableKeyPath<Settings, Bool> & Sendable) -> SettingKey {
         SettingKey(name: name, kind: .boolean, get: { .boolean($0[keyPath: path]) },
                    set: { s, v in if case .boolean(let b) = v { s[keyPath: path] = b } })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import MapData
 
 /// The user's own database: markers, routes, route progress, the beacon and settings. Separate from the
 /// map database, which is rebuildable and read-only at run time.
@@ -12,14 +13,7 @@ public final class UserStore: Sendable {
 
     /// `$XDG_DATA_HOME/soundscape/user.sqlite`, falling back to `~/.local/share/soundscape/user.sqlite`.
     public static func defaultDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base: String
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty, xdg.hasPrefix("/") {
-            base = xdg
-        } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = (home as NSString).appendingPathComponent(".local/share")
-        }
-        return ((base as NSString).appendingPathComponent("soundscape") as NSString).appendingPathComponent("user.sqlite")
+        (MapStore.dataDirectory(environment: environment) as NSString).appendingPathComponent("user.sqlite")
     }
 
     /// Opens (creating if needed) the user database and migrates it.

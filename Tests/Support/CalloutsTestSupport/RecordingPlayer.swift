@@ -1,28 +1,28 @@
 import Callouts
 import Foundation
 
-/// A callout player for tests: records what it is asked to play; when `holding`, each item "plays" until the
+/// A callout player for tests (shared by the Callouts and Behaviors tests): records what it is asked to play; when `holding`, each item "plays" until the
 /// test releases it or the coordinator stops it.
-final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
+public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
     private let lock = NSLock()
     private var _items: [PlaybackItem] = []
     private var _stops: [Bool] = []
     private var playing: CheckedContinuation<Bool, Never>?
     private var _holding: Bool
 
-    init(holding: Bool = false) { _holding = holding }
+    public init(holding: Bool = false) { _holding = holding }
 
-    var items: [PlaybackItem] { lock.withLock { _items } }
-    var texts: [String] { items.map(\.text).filter { !$0.isEmpty } }
-    var glyphs: [Glyph] { items.compactMap(\.utterance.glyph) }
-    var stops: [Bool] { lock.withLock { _stops } }
-    var isHoldingAnItem: Bool { lock.withLock { playing != nil } }
-    var holding: Bool {
+    public var items: [PlaybackItem] { lock.withLock { _items } }
+    public var texts: [String] { items.map(\.text).filter { !$0.isEmpty } }
+    public var glyphs: [Glyph] { items.compactMap(\.utterance.glyph) }
+    public var stops: [Bool] { lock.withLock { _stops } }
+    public var isHoldingAnItem: Bool { lock.withLock { playing != nil } }
+    public var holding: Bool {
         get { lock.withLock { _holding } }
         set { lock.withLock { _holding = newValue } }
     }
 
-    func play(_ item: PlaybackItem) async -> Bool {
+    public func play(_ item: PlaybackItem) async -> Bool {
         let hold = lock.withLock { () -> Bool in
             _items.append(item)
             return _holding
@@ -31,7 +31,7 @@ final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
         return await withCheckedContinuation { c in lock.withLock { playing = c } }
     }
 
-    func stop(hush: Bool) async {
+    public func stop(hush: Bool) async {
         let c = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
             _stops.append(hush)
             defer { playing = nil }
@@ -41,7 +41,7 @@ final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
     }
 
     /// Lets the item being held finish normally.
-    func release() {
+    public func release() {
         let c = lock.withLock { () -> CheckedContinuation<Bool, Never>? in
             defer { playing = nil }
             return playing
@@ -50,7 +50,7 @@ final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
     }
 
     /// Waits until `condition` holds (up to 20 s, so that a busy machine does not make a test flaky).
-    func waitUntil(_ condition: () -> Bool) async {
+    public func waitUntil(_ condition: () -> Bool) async {
         for _ in 0..<20_000 where !condition() {
             try? await Task.sleep(for: .milliseconds(1))
         }
@@ -58,9 +58,10 @@ final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
 }
 
 /// Records hook calls.
-final class HookLog: @unchecked Sendable {
+public final class HookLog: @unchecked Sendable {
+    public init() {}
     private let lock = NSLock()
     private var _events: [String] = []
-    func add(_ e: String) { lock.withLock { _events.append(e) } }
-    var events: [String] { lock.withLock { _events } }
+    public func add(_ e: String) { lock.withLock { _events.append(e) } }
+    public var events: [String] { lock.withLock { _events } }
 }
