@@ -42,7 +42,7 @@ struct DoctorCommand: AsyncParsableCommand {
             let synthesizer = try EspeakSynthesizer()
             checks.append(SpeechSynthesisCheck(synthesizer: synthesizer, voice: VoiceSettings()))
             checks += [SoundServerCheck(sink: sink), MicrophoneCheck(source: source), HRTFCheck(path: hrtf),
-                       GPSCheck(endpoint: endpoint, wait: .milliseconds(Int(gpsWait * 1000))),
+                       GPSCheck(endpoint: endpoint, wait: .milliseconds(Int(gpsWait * 1000))), HeadingCheck(),
                        MapDatabaseCheck(path: db ?? MapPaths.defaultDatabase())]
             let results = await Doctor.run(checks) { print($0.line) }
             print("Map data © OpenStreetMap contributors (ODbL). HRTF: MIT KEMAR, Gardner and Martin, MIT Media Lab.")

@@ -36,18 +36,11 @@ struct SimulateCommand: AsyncParsableCommand {
     }
 }
 
-/// Reads a walk from GPX or NMEA, choosing by the file's content.
+/// Reads a walk from GPX or NMEA (Location's ``TrackFile``), saying how many NMEA lines were unreadable.
 enum WalkFile {
     static func load(_ path: String) throws -> [TrackPoint] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw TrackFileError(path: path, line: nil, reason: "cannot read the file")
-        }
-        let head = String(decoding: data.prefix(512), as: UTF8.self)
-        if head.contains("<gpx") || head.hasPrefix("<?xml") { return try GPXReader.parse(data, path: path) }
-        let result = NMEAReader.parse(String(decoding: data, as: UTF8.self))
-        if result.points.isEmpty && result.skippedLines > 0 {
-            throw TrackFileError(path: path, line: nil, reason: "neither GPX nor NMEA (\(result.skippedLines) unreadable lines)")
-        }
-        return result.points
+        let loaded = try TrackFile.load(path)
+        if loaded.skippedLines > 0 { printError("\(path): \(loaded.skippedLines) unreadable lines skipped") }
+        return loaded.points
     }
 }

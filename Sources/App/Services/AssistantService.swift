@@ -1,4 +1,5 @@
 import Foundation
+import Location
 import Logging
 import ServiceLifecycle
 
@@ -9,15 +10,18 @@ public struct AssistantService: Service {
     let greeting: String
     let locations: AsyncStream<PositionEvent>
     let commands: AsyncStream<String>
+    /// Headings from the location stage, when it has heading sources.
+    let headings: AsyncStream<HeadingUpdate>?
     /// Stop when a simulated walk ends (for demos and tests).
     let stopAtEndOfWalk: Bool
 
     public init(assistant: Assistant, greeting: String, locations: AsyncStream<PositionEvent>,
-                commands: AsyncStream<String>, stopAtEndOfWalk: Bool) {
+                commands: AsyncStream<String>, headings: AsyncStream<HeadingUpdate>? = nil, stopAtEndOfWalk: Bool) {
         self.assistant = assistant
         self.greeting = greeting
         self.locations = locations
         self.commands = commands
+        self.headings = headings
         self.stopAtEndOfWalk = stopAtEndOfWalk
     }
 
@@ -30,6 +34,13 @@ public struct AssistantService: Service {
                 for await event in self.locations.cancelOnGracefulShutdown() {
                     await assistant.handle(event)
                     if event == .walkEnded && stopAtEndOfWalk { return }
+                }
+            }
+            if let headings = self.headings {
+                group.addTask {
+                    for await update in headings.cancelOnGracefulShutdown() { await assistant.handle(update) }
+                    // The location stage ended (a walk, or shutdown): wait for the others.
+                    try? await gracefulShutdown()
                 }
             }
             group.addTask {

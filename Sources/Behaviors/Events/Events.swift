@@ -21,6 +21,13 @@ public struct LocationUpdatedEvent: StateChangedEvent {
     }
 }
 
+/// The user's headings changed without a new position (a head tracker turned, "I am facing north" was said).
+/// Updates what the pipeline knows and where the listener faces; no generator is asked to speak.
+public struct HeadingsChangedEvent: StateChangedEvent {
+    public var headings: Headings
+    public init(_ headings: Headings) { self.headings = headings }
+}
+
 /// The GPS signal went away or came back.
 public struct GPSStatusChangedEvent: StateChangedEvent {
     public enum Status: Sendable, Equatable { case lost, restored }
