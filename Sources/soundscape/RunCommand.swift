@@ -41,6 +41,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "Speed factor of a simulated walk.")
     var speed: Double = 1
 
+    @Option(help: ArgumentHelp("Follow a head tracker: OpenTrack UDP poses on this port (OpenTrack's default is 4242).",
+                               discussion: "Phone IMU apps and webcam trackers send it; the 3-D audio then turns with your head."))
+    var headTracker: UInt16?
+
+    @Option(help: "With --head-tracker: the address to listen on (0.0.0.0 also accepts a phone on the same network).")
+    var headTrackerHost = "127.0.0.1"
+
     @Flag(help: "Stop when the simulated walk ends.")
     var exitAtEndOfWalk = false
 
@@ -101,6 +108,14 @@ struct RunCommand: AsyncParsableCommand {
                              table("status.typed_commands"))
         printReply("Map data \(map.metadata.attribution)")
 
+        // A head tracker binds its port now, so that a port in use is said at start-up.
+        var tracker: OpenTrackReceiver?
+        if let port = self.headTracker {
+            do { tracker = try OpenTrackReceiver(host: headTrackerHost, port: port) } catch {
+                await output.problem("no head tracking (\(error))")
+            }
+        }
+
         let (locations, locationContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         let (commands, commandContinuation) = AsyncStream<String>.makeStream()
 
@@ -115,9 +130,18 @@ struct RunCommand: AsyncParsableCommand {
                     paths: paths, options: voice.inputOptions(), map: map,
                     position: at.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) },
                     deliver: { commandContinuation.yield($0.words) },
-                    earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) })
+                    earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) },
+                    microphoneChanged: { change in
+                        // Said and printed, like every problem: the microphone went away, or came back.
+                        Task {
+                            switch change {
+                            case .lost(let message): await output.problem(message)
+                            case .back(let message): await output.say(message)
+                            }
+                        }
+                    })
             } catch {
-                printError("Problem: voice commands are off (\(error)); type commands instead.")
+                await output.problem("voice commands are off (\(error)); type commands instead")
             }
         }
         let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
@@ -135,13 +159,20 @@ struct RunCommand: AsyncParsableCommand {
                                            userDatabase: userDb, engine: audio.engine)
         let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
+        // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
+        let (headings, headingContinuation) = AsyncStream<HeadingUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
+        let location = LocationService(source: source, headTracker: tracker, continuation: feedContinuation,
+                                       headings: { headingContinuation.yield($0) })
         let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
-                                  intents: intents)
+                                  intents: intents,
+                                  settings: LiveSettings(store: SettingsStore(path: config ?? SettingsStore.defaultPath()),
+                                                         settings: loaded.settings, audio: audio.engine),
+                                  headingControl: location.manager)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: LocationFeed(source: source, continuation: feedContinuation), successTerminationBehavior: .ignore),
+            .init(service: location, successTerminationBehavior: .ignore),
             .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore),
             .init(service: AssistantService(assistant: assistant, greeting: greeting, locations: locations,
-                                            commands: commands, stopAtEndOfWalk: exitAtEndOfWalk),
+                                            commands: commands, headings: headings, stopAtEndOfWalk: exitAtEndOfWalk),
                   successTerminationBehavior: .gracefullyShutdownGroup),
         ] + voiceServices
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

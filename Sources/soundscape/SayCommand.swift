@@ -52,20 +52,27 @@ struct SayCommand: AsyncParsableCommand {
     @Option(help: "SOFA file with your HRTF (default: MIT KEMAR).")
     var hrtf: String?
 
-    @Option(help: "Language of the reply (\(StringTable.availableLanguages.joined(separator: ", "))).")
-    var language: String = "en"
+    @Option(help: "Language of the reply (\(StringTable.availableLanguages.joined(separator: ", "))); default: the settings'.")
+    var language: String?
 
-    @Flag(help: "Speak distances in feet and miles.")
+    @Flag(help: "Speak distances in feet and miles (default: the settings' units).")
     var imperial = false
+
+    @Option(help: "Settings file (default: $XDG_CONFIG_HOME/soundscape/config.toml). A setting changed by the command is saved there.")
+    var config: String?
 
     func run() async throws {
         global.bootstrapLogging()
         let mapPath = db ?? MapPaths.defaultDatabase()
         let map = try SpatialDataView(path: mapPath)
         let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
+        let store = SettingsStore(path: config ?? SettingsStore.defaultPath())
+        let loaded = store.load()
+        for problem in loaded.problems { printError("Problem: \(problem)") }
+        let language = self.language ?? loaded.settings.language
         // The beacon has no sound in a one-shot answer.
         let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
-                                           settings: SettingsStore(path: SettingsStore.defaultPath()).load().settings,
+                                           settings: imperial ? loaded.settings.with(units: "imperial") : loaded.settings,
                                            userDatabase: userDb, engine: nil, problem: { printError("Problem: \($0)") })
         let (intents, grammarProblem) = Assistant.intentParser(grammars: ProjectPaths.locate().grammars.path)
         if let grammarProblem { printError("Problem: \(grammarProblem); using the built-in phrases") }
@@ -76,13 +83,17 @@ struct SayCommand: AsyncParsableCommand {
             }
             return
         }
+        let imperial = self.imperial || loaded.settings.units == "imperial"
         let phrasing = Phrasing(table: try StringTable(language: language), units: imperial ? .imperial : .metric)
         let audio = try AudioOptions(quiet: quiet || json && wav == nil, wav: wav, sink: nil, hrtf: hrtf,
-                                     paths: ProjectPaths.locate()).makeOutput(oneShot: true)
+                                     paths: ProjectPaths.locate(), voice: LiveSettings.voice(loaded.settings),
+                                     levels: LiveSettings.levels(loaded.settings)).makeOutput(oneShot: true)
         defer { audio.engine?.shutdown() }
         let now = Date()
         let assistant = Assistant(map: map, phrasing: phrasing, output: audio.output, followFixTimes: true,
-                                  format: json ? .json : .text, startTime: now, guidance: guidance, intents: intents)
+                                  format: json ? .json : .text, startTime: now, guidance: guidance, intents: intents,
+                                  settings: LiveSettings(store: store, settings: loaded.settings, audio: audio.engine),
+                                  headingControl: OneShotHeading())
         // A heading is taken as the course of someone walking that way.
         let fix = LocationFix(coordinate: here, timestamp: now,
                               horizontalAccuracy: 5, speed: heading == nil ? nil : 1, course: heading)
@@ -97,4 +108,11 @@ struct SayCommand: AsyncParsableCommand {
             printError("wrote \(wav) (48 kHz stereo, rendered through the HRTF)")
         }
     }
+}
+
+/// "I am facing …" in a one-shot answer: read back, and nothing after it to turn (`run` gives the heading to the
+/// location stage).
+private struct OneShotHeading: HeadingControl {
+    func setManualHeading(_ degrees: Double) async {}
+    func clearManualHeading() async {}
 }

@@ -16,22 +16,41 @@ import Speech
 public final class Assistant: Sendable {
     public let processor: EventProcessor
     private let output: any ReplyOutput
-    private let table: StringTable
+    /// The phrases and units in force (they change with "use imperial", "language german").
+    let phrasing: Locked<Phrasing>
+    var table: StringTable { phrasing.value.table }
+    /// The settings: current values, applied to the audio and saved to the settings file.
+    public let settings: any SettingsControl
+    /// Where "I am facing north" goes; nil: not available.
+    let headingControl: (any HeadingControl)?
+    /// The last changes, for "undo".
+    let undoHistory = Locked(UndoHistory(limit: 10))
     /// Set when time follows the fixes (replayed walks): each fix moves it to its timestamp.
     private let fixClock: SimulatedClock?
     /// Beacon, markers and routes; nil: their commands are not available.
     public let guidance: GuidanceSetup?
+    /// Headings from the location stage's heading sources (`run`); until one reports, the fixes' course is used.
+    public let headings = HeadingRelay()
 
     /// - Parameters:
     ///   - followFixTimes: take the pipeline's time from the fixes (replayed walks, `say`), not the wall clock.
     ///   - format: how callouts are printed as they are heard.
+    ///   - settings: the settings to change by voice; nil: changes hold for this session only.
+    ///   - headingControl: the heading sources ("I am facing north"); nil: not available.
     private let intents: IntentParser?
 
     public init(map: SpatialDataView?, phrasing: Phrasing, output: any ReplyOutput, followFixTimes: Bool,
                 format: CalloutOutputPlayer.Format = .text, startTime: Date = Date(),
                 beacon: (any BeaconStateReader)? = nil, markers: (any MarkerReader)? = nil, guidance: GuidanceSetup? = nil,
-                intents: IntentParser? = nil) {
+                intents: IntentParser? = nil, settings: (any SettingsControl)? = nil,
+                headingControl: (any HeadingControl)? = nil) {
         self.intents = intents
+        self.headingControl = headingControl
+        var sessionSettings = Settings()
+        sessionSettings.units = phrasing.distances.units == .imperial ? "imperial" : "metric"
+        sessionSettings.language = phrasing.table.language
+        let settings = settings ?? LiveSettings(store: nil, settings: sessionSettings, audio: nil)
+        self.settings = settings
         let clock: any PipelineClock
         if followFixTimes {
             let simulated = SimulatedClock(start: startTime)
@@ -42,13 +61,21 @@ public final class Assistant: Sendable {
             clock = SystemPipelineClock()
         }
         self.output = output
-        self.table = phrasing.table
+        self.phrasing = Locked(phrasing)
         self.guidance = guidance
         processor = EventProcessor(map: map, phrasing: phrasing, player: CalloutOutputPlayer(output: output, format: format),
                                    clock: clock, beacon: guidance?.beaconReader ?? beacon,
                                    markers: guidance?.markerReader ?? markers)
         guidance?.attach(processor)
         processor.start()
+        // The callout categories of the settings file (the master switch only when it is off: `say` turns
+        // automatic callouts off and on around its answer).
+        Task { [processor] in
+            let s = await settings.current()
+            await processor.setCalloutSenses(placesAndLandmarks: s.placesAndLandmarks, mobility: s.mobility,
+                                             beaconDistance: s.beaconDistance)
+            if !s.callouts { await processor.setAutomaticCallouts(false) }
+        }
     }
 
     // MARK: positions
@@ -59,10 +86,12 @@ public final class Assistant: Sendable {
         switch event {
         case .fix(let fix):
             fixClock?.advance(to: fix.timestamp)
-            processor.post(LocationUpdatedEvent(fix: fix))
+            headings.location = fix.coordinate
+            processor.post(LocationUpdatedEvent(fix: fix, headings: headings.pipelineHeadings))
             await guidance?.update(location: fix.coordinate, now: fix.timestamp)
-            // The listener faces the course while walking (≥ 0.4 m/s), as the pipeline does.
-            await output.moveListener(to: fix.coordinate, heading: (fix.speed ?? 0) >= 0.4 ? fix.course : nil)
+            // The listener faces the presentation heading; without heading sources, the course while walking (≥ 0.4 m/s).
+            let facing = headings.isActive ? headings.listenerHeading : ((fix.speed ?? 0) >= 0.4 ? fix.course : nil)
+            await output.moveListener(to: fix.coordinate, heading: facing)
         case .lost:
             processor.post(GPSStatusChangedEvent(.lost))
         case .restored:
@@ -71,6 +100,16 @@ public final class Assistant: Sendable {
             break
         }
         await processor.flush()
+    }
+
+    /// New headings from the location stage: the listener turns at once; the pipeline hears of changes that
+    /// matter to what it says (a new source, or 5° or more).
+    public func handle(_ update: HeadingUpdate) async {
+        let tellPipeline = headings.store(update)
+        if let location = headings.location {
+            await output.moveListener(to: location, heading: headings.listenerHeading)
+        }
+        if tellPipeline, let pipeline = headings.pipelineHeadings { processor.post(HeadingsChangedEvent(pipeline)) }
     }
 
     /// Takes a position without waiting for the pipeline (`say`: the place the answer is given from).
@@ -114,7 +153,9 @@ public final class Assistant: Sendable {
             await guidance?.hush()
         case .guidance(let request):
             if let guidance {
-                await guidance.perform(request, user: await locatedUser())
+                if let change = await guidance.perform(request, user: await locatedUser()) {
+                    undoHistory.update { $0.push(.guidance(change)) }
+                }
             } else {
                 let event: any UserInitiatedEvent = request == .whereIsBeacon ? BeaconCalloutEvent() : UnavailableCommandEvent(words: command.words)
                 processor.post(event)
@@ -122,9 +163,9 @@ public final class Assistant: Sendable {
         case .sleep: await processor.sleep()
         case .wake: await processor.wake()
         case .snooze: await processor.snooze()
-        case .setUnits(let units):
-            await processor.setUnits(units)
-            processor.post(GenericAnnouncementEvent(table(units == .metric ? "status.units_metric" : "status.units_imperial")))
+        case .setting(let change): await changeSetting(change, words: command.words)
+        case .undo: await undo()
+        case .facing(let degrees): await face(degrees, words: command.words)
         case .quit:
             processor.post(GenericAnnouncementEvent(table("status.goodbye")))
             await settle()
@@ -135,7 +176,7 @@ public final class Assistant: Sendable {
     }
 
     /// The user as the pipeline knows them; a command typed before the first fix waits up to 2 s for one.
-    private func locatedUser() async -> UserState {
+    func locatedUser() async -> UserState {
         await processor.flush()
         var user = await processor.currentUser
         for _ in 0..<20 where user.location == nil {

@@ -13,7 +13,12 @@ public enum AssistantAction: Sendable {
     case wake
     /// Sleep until the user leaves this place.
     case snooze
-    case setUnits(UnitSystem)
+    /// A setting changed by voice: applied at once, read back, saved, undoable.
+    case setting(SettingCommand)
+    /// Take back the last change ("undo", "cancel").
+    case undo
+    /// "I am facing north": degrees from north; nil when the direction was not understood.
+    case facing(Double?)
     /// A beacon, marker or route command for the Guidance stage.
     case guidance(GuidanceRequest)
     case quit
@@ -36,9 +41,11 @@ public enum AssistantAction: Sendable {
 /// | next/previous_waypoint, stop_route, route_progress | ``RouteCommandEvent`` for the route behavior |
 /// | stop | hush (EventProcessor.hush) |
 /// | sleep / wake / snooze | EventProcessor.sleep / wake / snooze |
-/// | use_metric / use_imperial | EventProcessor.setUnits |
+/// | use_metric / use_imperial, speak_faster/slower, speech/beacon/sound volume and louder/quieter, beacon_style, beacon_angle, beacon_off_distance, language, callouts_on/off, places/mobility/beacon_distance on/off | ``SettingCommand``: applied, read back, saved to the settings file |
+/// | cancel | undo the last change (``UndoHistory``) |
+/// | facing | ``HeadingControl/setManualHeading(_:)`` |
 /// | quit | leave the program |
-/// | everything else (voice settings, cancel, facing, language), or a command without its place or name | ``UnavailableCommandEvent``: "Sorry, … is not available yet" |
+/// | a command without its place or name | ``UnavailableCommandEvent``: "Sorry, … is not available yet" |
 public enum CommandMap {
     public static func action(for command: RecognizedCommand) -> AssistantAction {
         guard let intent = command.knownIntent else { return .post(UnavailableCommandEvent(words: command.words)) }
@@ -50,21 +57,21 @@ public enum CommandMap {
         case .repeatLast: return .post(RepeatCalloutEvent())
         case .help: return .post(HelpEvent())
         case .gpsAccuracy: return .post(GPSAccuracyEvent())
-        case .calloutsOn: return .post(ToggleAutoCalloutsEvent(enabled: true))
-        case .calloutsOff: return .post(ToggleAutoCalloutsEvent(enabled: false))
+        case .calloutsOn: return .setting(.callouts(true))
+        case .calloutsOff: return .setting(.callouts(false))
         case .whereIsBeacon: return .guidance(.whereIsBeacon)
         case .stop: return .hush
         case .sleep: return .sleep
         case .wake: return .wake
         case .snooze: return .snooze
-        case .useMetric: return .setUnits(.metric)
-        case .useImperial: return .setUnits(.imperial)
+        case .useMetric: return .setting(.units(.metric))
+        case .useImperial: return .setting(.units(.imperial))
         case .quit: return .quit
         case .beaconHere: return .guidance(.beaconHere)
         case .muteBeacon: return .guidance(.muteBeacon)
         case .unmuteBeacon: return .guidance(.unmuteBeacon)
         case .removeBeacon: return .guidance(.removeBeacon)
-        case .beaconOffDistance: return .guidance(.beaconOffDistance(number(command.slots["number"])))
+        case .beaconOffDistance: return .setting(.beaconOffDistance(number(command.slots["number"])))
         case .saveMarker: return .guidance(.saveMarker(name: command.slots["name"]))
         case .stopRoute: return .guidance(.route(.stop))
         case .nextWaypoint: return .guidance(.route(.next))
@@ -73,9 +80,38 @@ public enum CommandMap {
         case .setBeacon, .takeMeTo, .deleteMarker, .renameMarker, .startRoute:
             if let request = named(intent, command.slots) { return .guidance(request) }
             return .post(UnavailableCommandEvent(words: command.words))
-        case .cancel, .facing, .speakFaster, .speakSlower, .beaconStyle, .beaconAngle, .language:
-            return .post(UnavailableCommandEvent(words: command.words))
+        case .cancel: return .undo
+        case .facing: return .facing(degrees(command.slots["direction"]))
+        case .speakFaster: return .setting(.speechRate(faster: true))
+        case .speakSlower: return .setting(.speechRate(faster: false))
+        case .speechLouder: return .setting(.volume(.speech, louder: true))
+        case .speechQuieter: return .setting(.volume(.speech, louder: false))
+        case .beaconLouder: return .setting(.volume(.beacon, louder: true))
+        case .beaconQuieter: return .setting(.volume(.beacon, louder: false))
+        case .soundsLouder: return .setting(.volume(.sounds, louder: true))
+        case .soundsQuieter: return .setting(.volume(.sounds, louder: false))
+        case .speechVolume: return .setting(.setVolume(.speech, number(command.slots["number"])))
+        case .beaconVolume: return .setting(.setVolume(.beacon, number(command.slots["number"])))
+        case .soundVolume: return .setting(.setVolume(.sounds, number(command.slots["number"])))
+        case .beaconStyle: return .setting(.beaconStyle(command.slots["style"]))
+        case .beaconAngle: return .setting(.beaconAngle(number(command.slots["number"])))
+        case .language: return .setting(.language(command.slots["language"]))
+        case .placesOn: return .setting(.places(true))
+        case .placesOff: return .setting(.places(false))
+        case .mobilityOn: return .setting(.mobility(true))
+        case .mobilityOff: return .setting(.mobility(false))
+        case .beaconDistanceOn: return .setting(.beaconDistance(true))
+        case .beaconDistanceOff: return .setting(.beaconDistance(false))
         }
+    }
+
+    /// "north", "north east" / "northeast" / "north-east" / "ne" → 0, 45, …; nil for anything else.
+    static func degrees(_ direction: String?) -> Double? {
+        guard let direction else { return nil }
+        let key = direction.lowercased().filter(\.isLetter)
+        let names = ["north": 0.0, "northeast": 45, "east": 90, "southeast": 135, "south": 180, "southwest": 225,
+                     "west": 270, "northwest": 315, "n": 0, "ne": 45, "e": 90, "se": 135, "s": 180, "sw": 225, "w": 270, "nw": 315]
+        return names[key]
     }
 
     /// The commands that need a place or a name; nil without it.
@@ -102,4 +138,36 @@ public enum CommandMap {
         let spoken = (text ?? "").replacingOccurrences(of: "-", with: " ").lowercased()
         return words.filter { spoken.hasPrefix($0.key) }.max { $0.key.count < $1.key.count }?.value
     }
+}
+
+/// Which level a volume command changes.
+public enum SoundLevel: String, Sendable, Equatable {
+    case speech
+    case beacon
+    /// Earcons and other sounds.
+    case sounds
+}
+
+/// A setting changed by voice (spec §8, §16).
+public enum SettingCommand: Sendable, Equatable {
+    /// One step (25 words a minute) faster or slower, within 80…450.
+    case speechRate(faster: Bool)
+    /// One step (10 percent) louder or quieter, within 0…100.
+    case volume(SoundLevel, louder: Bool)
+    /// Percent; nil when the number was not understood.
+    case setVolume(SoundLevel, Double?)
+    /// A built-in style name; nil when not understood.
+    case beaconStyle(String?)
+    /// Degrees, 5…20.
+    case beaconAngle(Double?)
+    /// Metres, 0…50.
+    case beaconOffDistance(Double?)
+    case units(UnitSystem)
+    /// A language code ("de"); nil when not understood.
+    case language(String?)
+    /// All automatic callouts.
+    case callouts(Bool)
+    case places(Bool)
+    case mobility(Bool)
+    case beaconDistance(Bool)
 }

@@ -25,6 +25,22 @@ public enum GuidanceRequest: Sendable, Equatable {
     case route(RouteCommandEvent.Command)
 }
 
+/// A change a guidance command made, kept so that "undo" can take it back.
+public enum GuidanceChange: Sendable, Equatable {
+    /// The beacon was set, moved or removed; what it was before.
+    case beacon(before: Beacon?, wasMuted: Bool)
+    /// The beacon was muted (true) or unmuted (false).
+    case beaconMuted(Bool)
+    case markerSaved(Marker)
+    case markerDeleted(Marker)
+    /// The marker as it was before the rename.
+    case markerRenamed(before: Marker)
+    /// A route started by this request (undo: stop it).
+    case routeStarted(GuidanceRequest)
+    /// The route that was running was started by this request (undo: start it again).
+    case routeStopped(GuidanceRequest)
+}
+
 /// The Guidance stage as the program composes it, for `run` and `say`: one ``DestinationManager`` (the
 /// beacon), the user database (markers, routes), the pipeline's readers over them, and the guidance commands.
 ///
@@ -34,13 +50,18 @@ public enum GuidanceRequest: Sendable, Equatable {
 public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     public let manager: DestinationManager
     public let store: UserStore?
-    public let language: GuidanceLanguage
+    /// The phrases of beacon, marker and route speech, in the user's language and units.
+    public var language: GuidanceLanguage { currentLanguage.value }
+    private let currentLanguage: Locked<GuidanceLanguage>
     let map: SpatialDataView?
     let mapPath: String?
     private let speaker: PipelineGuidanceSpeaker
     private let planner = Locked<RoutePlanner?>(nil)
     /// The route the running route behavior follows.
     private let activeRoute = Locked<UUID?>(nil)
+    /// The command that started the running route (to start it again after "undo").
+    private let activeRequest = Locked<GuidanceRequest?>(nil)
+    private let beaconAudio: EngineBeaconAudio?
     private let jobs = SerialJobs()
 
     /// The environment variable naming the user database (tests; `--user-db` wins).
@@ -53,7 +74,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     public init(map: SpatialDataView?, mapPath: String?, language code: String, settings appSettings: Settings,
                 userDatabase: String?, engine: AudioEngine?, restoreBeacon: Bool = true,
                 problem: (String) -> Void = { printReply("Problem: \($0)") }) async {
-        let language = (try? GuidanceLanguage(code)) ?? (try! GuidanceLanguage("en"))
+        let units: UnitSystem = appSettings.units == "imperial" ? .imperial : .metric
+        let language = (try? GuidanceLanguage(code, units: units)) ?? (try! GuidanceLanguage("en", units: units))
         var settings = appSettings.guidance
         settings.language = language.code
         let path = userDatabase ?? ProcessInfo.processInfo.environment[Self.userDatabaseVariable].flatMap { $0.isEmpty ? nil : $0 }
@@ -67,13 +89,29 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             EngineBeaconAudio(engine: $0, style: appSettings.beaconStyle, ringingAngle: Double(appSettings.beaconRingingAngle),
                               melodies: appSettings.beaconMelodies)
         }
+        beaconAudio = audio
         manager = DestinationManager(settings: settings, language: language, audio: audio, speaker: speaker, store: store)
         speaker.snapshot = manager.snapshot
-        self.language = language
+        currentLanguage = Locked(language)
         self.map = map
         self.mapPath = mapPath
         if restoreBeacon { await manager.restore() }
     }
+
+    /// Speaks beacon, marker and new route sentences in this language (when Guidance has it) and these units.
+    /// A route already being guided keeps its phrases until it ends.
+    public func setLanguage(code: String, units: UnitSystem) async {
+        let language = (try? GuidanceLanguage(code, units: units)) ?? {
+            var same = self.language
+            same.units = units
+            return same
+        }()
+        currentLanguage.set(language)
+        await manager.setLanguage(language)
+    }
+
+    /// A problem as it is spoken and printed everywhere else ("Problem: …").
+    static func problem(_ text: String) -> String { "Problem: " + text }
 
     /// The pipeline guidance speaks through (the Assistant calls it once).
     func attach(_ processor: EventProcessor) { speaker.processor.set(processor) }
@@ -95,16 +133,121 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
 
     // MARK: commands
 
-    /// Carries out a guidance command, speaking its read-back through the pipeline.
-    func perform(_ request: GuidanceRequest, user: UserState) async {
-        guard let processor else { return }
+    /// Carries out a guidance command, speaking its read-back through the pipeline; returns what it changed
+    /// (for "undo"), or nil when nothing changed.
+    @discardableResult
+    func perform(_ request: GuidanceRequest, user: UserState) async -> GuidanceChange? {
+        let beaconBefore = await manager.state
+        let routeBefore = activeRoute.value
+        let requestBefore = activeRequest.value
+        let marker = await carryOut(request, user: user)
+        if let marker { return marker }
+        let beaconAfter = await manager.state
+        if beaconAfter.beacon != beaconBefore.beacon {
+            switch request {
+            case .setBeacon, .beaconHere, .removeBeacon:
+                return .beacon(before: beaconBefore.beacon, wasMuted: beaconBefore.userMuted)
+            default: break
+            }
+        }
+        switch request {
+        case .muteBeacon, .unmuteBeacon:
+            if beaconAfter.userMuted != beaconBefore.userMuted { return .beaconMuted(beaconAfter.userMuted) }
+        case .takeMeTo, .startRoute:
+            if let now = activeRoute.value, now != routeBefore {
+                activeRequest.set(request)
+                return .routeStarted(request)
+            }
+        case .route(.stop):
+            if routeBefore != nil, let requestBefore { return .routeStopped(requestBefore) }
+        default: break
+        }
+        return nil
+    }
+
+    /// Takes back a change; speaks nothing itself and returns the sentence that says how things are now.
+    func undo(_ change: GuidanceChange, user: UserState) async -> String? {
+        let here = user.location
+        let heading = user.headings.collection ?? user.headings.course
+        switch change {
+        case .beacon(let before, let wasMuted):
+            let text: String
+            if let before {
+                let callout = await PipelineGuidanceSpeaker.$silent.withValue(true) {
+                    await manager.set(before, from: here, heading: heading)
+                }
+                if wasMuted { await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.mute() } }
+                text = wasMuted ? callout.text + ". " + language("beacon.muted") : callout.text
+            } else {
+                await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.clear() }
+                text = language("beacon.removed")
+            }
+            processor?.post(BeaconChangedEvent(distanceAlreadySpoken: true))
+            return text
+        case .beaconMuted(let muted):
+            let callout = await PipelineGuidanceSpeaker.$silent.withValue(true) {
+                muted ? await manager.unmute() : await manager.mute()
+            }
+            return callout.text
+        case .markerSaved(let marker):
+            guard let store else { return nil }
+            do { _ = try store.markers.delete(marker.id) } catch { return Self.problem(store.describe(error)) }
+            return language("marker.deleted", marker.name)
+        case .markerDeleted(let marker):
+            guard let store else { return nil }
+            do { _ = try store.markers.insert(marker) } catch { return Self.problem(store.describe(error)) }
+            return language("marker.created", marker.name)
+        case .markerRenamed(let before):
+            guard let store, let now = try? store.markers.marker(id: before.id) else { return language("marker.not_found", before.name) }
+            do { _ = try store.markers.rename(before.id, to: before.name) } catch { return Self.problem(store.describe(error)) }
+            return language("marker.renamed", now.name, before.name)
+        case .routeStarted:
+            guard isRouteActive else { return language("route.none") }
+            processor?.post(RouteCommandEvent(.stop))
+            return nil
+        case .routeStopped(let request):
+            await carryOut(request, user: user)
+            if isRouteActive { activeRequest.set(request) }
+            return nil
+        }
+    }
+
+    /// The beacon-off distance (0…50 m), without a read-back (the assistant speaks for the settings). False
+    /// when out of range.
+    func setBeaconOffDistance(_ meters: Double) async -> Bool {
+        guard GuidanceSettings.beaconOffRange.contains(meters) else { return false }
+        await manager.updateSettings { _ = try? $0.setBeaconOffDistance(meters) }
+        return true
+    }
+
+    /// Beacon distance updates on or off.
+    func setBeaconDistanceCallouts(_ on: Bool) async {
+        await manager.updateSettings { $0.beaconDistanceCallouts = on }
+    }
+
+    /// A new beacon style or ringing angle; a beacon that sounds now changes at once.
+    func setBeaconSound(style: String, ringingAngle: Double) async {
+        guard let beaconAudio else { return }
+        let restyled = beaconAudio.update(style: style, ringingAngle: ringingAngle)
+        guard let current = manager.snapshot.current, current.isAudioOn else { return }
+        if restyled {
+            await beaconAudio.startBeacon(at: current.beacon.location, name: current.beacon.name)
+        } else {
+            beaconAudio.engine.setBeaconRingingAngle(ringingAngle)
+        }
+    }
+
+    /// The marker commands return what they changed; the others nil.
+    @discardableResult
+    private func carryOut(_ request: GuidanceRequest, user: UserState) async -> GuidanceChange? {
+        guard let processor else { return nil }
         let here = user.location
         let heading = user.headings.collection ?? user.headings.course
         let settings = await manager.settings
         switch request {
         case .setBeacon(let place):
-            guard let here else { return say(language("plan.no_location")) }
-            guard let map else { return say(language("plan.no_place", place)) }
+            guard let here else { say(language("plan.no_location")); return nil }
+            guard let map else { say(language("plan.no_place", place)); return nil }
             do {
                 _ = try await GuidanceCommands.setBeacon(placeName: place, from: here, heading: heading, map: map, language: language,
                                                          settings: settings, markers: store?.markers, manager: manager)
@@ -113,7 +256,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 say(String(describing: error))
             }
         case .beaconHere:
-            guard let here else { return say(language("plan.no_location")) }
+            guard let here else { say(language("plan.no_location")); return nil }
             await manager.set(GuidanceCommands.beaconHere(at: here, language: language, settings: settings),
                               from: here, heading: heading)
             processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
@@ -127,28 +270,31 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         case .beaconOffDistance(let meters):
             await manager.setBeaconOffDistance(meters ?? -1)
         case .saveMarker(let name):
-            guard let here else { return say(language("plan.no_location")) }
-            guard let store else { return say(language("marker.not_found", name ?? "")) }
+            guard let here else { say(language("plan.no_location")); return nil }
+            guard let store else { say(language("marker.not_found", name ?? "")); return nil }
             let name = name ?? GuidanceCommands.defaultMarkerName(at: here, map: map, language: language)
             do {
                 let marker = try store.markers.create(name: name, at: here)
                 say(language("marker.created", marker.name), location: here)
-            } catch { say(String(describing: error)) }
+                return .markerSaved(marker)
+            } catch { say(Self.problem(store.describe(error) + "; the marker was not saved")) }
         case .deleteMarker(let name):
-            guard let store, let marker = try? store.markers.find(named: name) else { return say(language("marker.not_found", name)) }
+            guard let store, let marker = try? store.markers.find(named: name) else { say(language("marker.not_found", name)); return nil }
             do {
                 _ = try store.markers.delete(marker.id)
                 say(language("marker.deleted", marker.name))
-            } catch { say(String(describing: error)) }
+                return .markerDeleted(marker)
+            } catch { say(Self.problem(store.describe(error) + "; the marker was not deleted")) }
         case .renameMarker(let name, let newName):
-            guard let store, let marker = try? store.markers.find(named: name) else { return say(language("marker.not_found", name)) }
+            guard let store, let marker = try? store.markers.find(named: name) else { say(language("marker.not_found", name)); return nil }
             do {
                 let renamed = try store.markers.rename(marker.id, to: newName)
                 say(language("marker.renamed", marker.name, renamed.name))
-            } catch { say(String(describing: error)) }
+                return .markerRenamed(before: marker)
+            } catch { say(Self.problem(store.describe(error) + "; the marker was not renamed")) }
         case .takeMeTo(let place):
-            guard let here else { return say(language("plan.no_location")) }
-            guard let map, let mapPath else { return say(language("plan.no_place", place)) }
+            guard let here else { say(language("plan.no_location")); return nil }
+            guard let map, let mapPath else { say(language("plan.no_place", place)); return nil }
             do {
                 let planner = try planner.value ?? RoutePlanner.load(mapPath: mapPath)
                 self.planner.set(planner)
@@ -161,12 +307,13 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 say(String(describing: error))
             }
         case .startRoute(let name):
-            guard let store, let route = try? store.routes.find(named: name) else { return say(language("route.not_found", name)) }
+            guard let store, let route = try? store.routes.find(named: name) else { say(language("route.not_found", name)); return nil }
             await start(RouteGuidanceBehavior(state: RouteGuidanceState(route: route), language: language,
                                               settings: settings, delegate: self), processor: processor)
         case .route(let command):
             if isRouteActive { processor.post(RouteCommandEvent(command)) } else { say(language("route.none")) }
         }
+        return nil
     }
 
     /// "Stop": the beacon goes quiet too (spec §1.8), while no route is running.
@@ -176,6 +323,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     }
 
     private var isRouteActive: Bool { activeRoute.value != nil }
+    /// True while route guidance runs.
+    public var routeIsActive: Bool { isRouteActive }
 
     private func start(_ behavior: sending RouteGuidanceBehavior, processor: EventProcessor) async {
         activeRoute.set(behavior.state.routeID)
@@ -240,15 +389,29 @@ final class PipelineGuidanceSpeaker: GuidanceSpeaker, @unchecked Sendable {
 }
 
 /// The beacon's sound on the audio engine (spec §4.1: mute = stop the sound, unmute = start it again).
-struct EngineBeaconAudio: BeaconAudio {
+final class EngineBeaconAudio: BeaconAudio {
     let engine: AudioEngine
-    let style: String
-    let ringingAngle: Double
+    /// Style name and ringing angle; changed by voice ("beacon style marimba").
+    private let sound: Locked<(style: String, ringingAngle: Double)>
     let melodies: Bool
 
+    init(engine: AudioEngine, style: String, ringingAngle: Double, melodies: Bool) {
+        self.engine = engine
+        self.sound = Locked((style, ringingAngle))
+        self.melodies = melodies
+    }
+
+    /// Takes a new style and angle for the next start; true when the style changed.
+    func update(style: String, ringingAngle: Double) -> Bool {
+        let before = sound.value
+        sound.set((style, ringingAngle))
+        return before.style != style
+    }
+
     func startBeacon(at location: Coordinate, name: String) async {
-        guard let style = BeaconStyle.builtIn(style) ?? BeaconStyle.builtIn() else { return }
-        engine.startBeacon(BeaconSound(style: style, location: location, ringingAngle: ringingAngle, playIntro: melodies))
+        let (name, angle) = sound.value
+        guard let style = BeaconStyle.builtIn(name) ?? BeaconStyle.builtIn() else { return }
+        engine.startBeacon(BeaconSound(style: style, location: location, ringingAngle: angle, playIntro: melodies))
     }
 
     func stopBeacon() async { await engine.stopBeacon(playOutro: melodies) }
@@ -275,4 +438,5 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
     init(_ value: Value) { stored = value }
     var value: Value { lock.withLock { stored } }
     func set(_ value: Value) { lock.withLock { stored = value } }
+    func update<R>(_ change: (inout Value) -> R) -> R { lock.withLock { change(&stored) } }
 }

@@ -160,3 +160,12 @@ extension SettingKey {
         }
     }
 }
+
+extension Settings {
+    /// The same settings with other units ("metric" or "imperial"), for a command-line override.
+    public func with(units: String) -> Settings {
+        var copy = self
+        copy.units = units
+        return copy
+    }
+}

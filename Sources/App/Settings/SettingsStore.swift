@@ -22,11 +22,31 @@ public struct SettingsStore: Sendable {
         public var problems: [String]
     }
 
+    /// Where a file stops being UTF-8 text (a binary file, a wrong encoding): the line, byte offset and byte.
+    static func firstNonUTF8Byte(_ data: Data) -> (line: Int, offset: Int, byte: UInt8)? {
+        let bytes = [UInt8](data)
+        var i = 0, line = 1
+        while i < bytes.count {
+            let b = bytes[i]
+            let length = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0
+            guard length > 0, i + length <= bytes.count,
+                  bytes[(i + 1)..<(i + length)].allSatisfy({ $0 & 0xC0 == 0x80 }),
+                  String(bytes: bytes[i..<(i + length)], encoding: .utf8) != nil else { return (line, i, b) }
+            if b == 0x0A { line += 1 }
+            i += length
+        }
+        return nil
+    }
+
     public func load() -> Loaded {
         var settings = Settings()
         guard FileManager.default.fileExists(atPath: path) else { return Loaded(settings: settings, problems: []) }
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            if let bytes = FileManager.default.contents(atPath: path), let bad = Self.firstNonUTF8Byte(bytes) {
+                return Loaded(settings: settings, problems: [
+                    "\(path):\(bad.line): not text (byte 0x\(String(format: "%02X", bad.byte)) at offset \(bad.offset) is not UTF-8); using the defaults"])
+            }
             return Loaded(settings: settings, problems: ["\(path): cannot read the settings (\(error.localizedDescription)); using the defaults"])
         }
         let table: TOMLTable

@@ -53,7 +53,8 @@ public final class SystemGenerator: ManualGenerator, AutomaticGenerator {
         keys += context.behaviorHelpKeys
         if !context.history.isEmpty { keys.append("help.repeat") }
         keys += ["help.stop", context.settings.automaticCallouts ? "help.callouts_off" : "help.callouts_on",
-                 "help.gps_accuracy", "help.units", "help.sleep", "help.snooze", "help.help", "help.quit"]
+                 "help.gps_accuracy", "help.routes", "help.settings", "help.units", "help.undo", "help.sleep", "help.snooze",
+                 "help.help", "help.quit"]
         return keys
     }
 

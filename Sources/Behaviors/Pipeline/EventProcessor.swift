@@ -99,6 +99,11 @@ public actor EventProcessor {
     /// Handles one event now (what `run()` does with each posted event).
     public func process(_ event: any Event) async {
         if let marker = event as? FlushMarker { marker.continuation.resume(); return }
+        if let change = event as? HeadingsChangedEvent {
+            user.headings = Self.adjusted(change.headings, motion: user.motion)
+            await coordinator.update(listener: user.listener)
+            return
+        }
         if let location = event as? LocationUpdatedEvent {
             updateUser(with: location)
             await coordinator.update(listener: user.listener)
@@ -150,7 +155,15 @@ public actor EventProcessor {
         } else if let speed = event.fix.speed {
             user.motion = motion.update(speed: speed, at: PipelineInstant(date: clock.now))
         }
-        user.headings = event.headings ?? Headings.fromCourse(of: event.fix, motion: user.motion)
+        user.headings = event.headings.map { Self.adjusted($0, motion: user.motion) }
+            ?? Headings.fromCourse(of: event.fix, motion: user.motion)
+    }
+
+    /// A course heading in a vehicle is spoken as "traveling", not "walking".
+    static func adjusted(_ headings: Headings, motion: MotionState) -> Headings {
+        var headings = headings
+        if headings.collectionKind == .walking && motion == .inVehicle { headings.collectionKind = .traveling }
+        return headings
     }
 
     // MARK: state
@@ -166,6 +179,13 @@ public actor EventProcessor {
     /// Switches automatic callouts on or off silently (the "callouts on/off" command says so; this does not).
     public func setAutomaticCallouts(_ on: Bool) {
         settings.automaticCallouts = on
+    }
+
+    /// Switches callout categories (spec §8 senses) silently; nil leaves one as it is.
+    public func setCalloutSenses(placesAndLandmarks: Bool? = nil, mobility: Bool? = nil, beaconDistance: Bool? = nil) {
+        if let placesAndLandmarks { settings.placesAndLandmarks = placesAndLandmarks }
+        if let mobility { settings.mobility = mobility }
+        if let beaconDistance { settings.beaconDistance = beaconDistance }
     }
 
     /// Changes the units distances are spoken in.

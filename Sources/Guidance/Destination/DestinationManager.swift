@@ -8,7 +8,7 @@ import Logging
 public actor DestinationManager {
     public private(set) var state = DestinationState()
     public private(set) var settings: GuidanceSettings
-    public let language: GuidanceLanguage
+    public private(set) var language: GuidanceLanguage
     let audio: (any BeaconAudio)?
     let speaker: (any GuidanceSpeaker)?
     let store: UserStore?
@@ -29,6 +29,9 @@ public actor DestinationManager {
         self.speaker = speaker
         self.store = store
     }
+
+    /// Speaks from now on in this language and these units (the user changed a setting).
+    public func setLanguage(_ language: GuidanceLanguage) { self.language = language }
 
     /// Restores the beacon saved in the user database (a route waypoint beacon is not restored).
     public func restore() async {

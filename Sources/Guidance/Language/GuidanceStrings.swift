@@ -63,6 +63,8 @@ public struct GuidanceLanguage: Sendable {
     /// Sentences with positional slots, as Callouts' `StringTable`.
     public let table: StringTable
     public let maneuvers: ManeuverPhrases
+    /// How distances are spoken (the user's units setting).
+    public var units: UnitSystem = .metric
 
     public struct MissingLanguage: Error, CustomStringConvertible {
         public var language: String
@@ -72,6 +74,11 @@ public struct GuidanceLanguage: Sendable {
     }
 
     public static var available: [String] { GuidanceResources.languages }
+
+    public init(_ code: String, units: UnitSystem) throws {
+        try self.init(code)
+        self.units = units
+    }
 
     public init(_ code: String) throws {
         let base = code.split(separator: "-").first.map(String.init)?.lowercased() ?? code
@@ -86,8 +93,8 @@ public struct GuidanceLanguage: Sendable {
 
     public func callAsFunction(_ key: String, _ arguments: String...) -> String { table.format(key, arguments) }
 
-    public func distance(_ meters: Double, units: UnitSystem = .metric) -> String {
-        DistanceFormatter(units: units, table: table).string(meters: meters)
+    public func distance(_ meters: Double, units: UnitSystem? = nil) -> String {
+        DistanceFormatter(units: units ?? self.units, table: table).string(meters: meters)
     }
 
     /// "to the right" / "to the north-east": relative to `heading` when known, else a compass point.

@@ -16,6 +16,21 @@ public final class UserStore: Sendable {
         (MapStore.dataDirectory(environment: environment) as NSString).appendingPathComponent("user.sqlite")
     }
 
+    /// A failed read or write in plain words that name the file, to be spoken and printed as a problem:
+    /// "the user database /home/a/.local/share/soundscape/user.sqlite is locked by another program".
+    public func describe(_ error: any Error) -> String {
+        if let e = error as? DatabaseError, e.resultCode == .SQLITE_BUSY || e.resultCode == .SQLITE_LOCKED {
+            return "the user database \(path) is locked by another program"
+        }
+        if let e = error as? DatabaseError, e.resultCode == .SQLITE_READONLY {
+            return "the user database \(path) cannot be written (read-only)"
+        }
+        if let e = error as? DatabaseError, e.resultCode == .SQLITE_FULL {
+            return "the user database \(path) cannot be written: the disk is full"
+        }
+        return "the user database \(path): \(error)"
+    }
+
     /// Opens (creating if needed) the user database and migrates it.
     public init(path: String = UserStore.defaultDatabasePath()) throws {
         self.path = path

@@ -68,5 +68,20 @@ public enum Intent: String, Sendable, CaseIterable, Codable {
     case beaconStyle = "beacon_style"    // [style]
     case beaconAngle = "beacon_angle"    // [number] degrees
     case language                        // [language]
+    case speechLouder = "speech_louder"
+    case speechQuieter = "speech_quieter"
+    case speechVolume = "speech_volume"  // [number] percent
+    case beaconLouder = "beacon_louder"
+    case beaconQuieter = "beacon_quieter"
+    case beaconVolume = "beacon_volume"  // [number] percent
+    case soundsLouder = "sounds_louder"  // earcons
+    case soundsQuieter = "sounds_quieter"
+    case soundVolume = "sound_volume"    // [number] percent
+    case placesOn = "places_on"          // callout categories
+    case placesOff = "places_off"
+    case mobilityOn = "mobility_on"
+    case mobilityOff = "mobility_off"
+    case beaconDistanceOn = "beacon_distance_on"
+    case beaconDistanceOff = "beacon_distance_off"
     case quit
 }

@@ -144,15 +144,28 @@ public struct CommandGrammar: Sendable {
 
     /// Tags reachable outside slot rules.
     private static func intentTags(_ e: GrammarExpression, rules: [String: GrammarRule], depth: Int) -> [String] {
+        var memo: [String: [String]] = [:]
+        return intentTags(e, rules: rules, depth: depth, memo: &memo)
+    }
+
+    /// Each rule's tags are found once (`memo`), without repeats: rules that refer to each other many times over
+    /// would otherwise take exponential time (found by the grammar fuzzer, Fuzz/).
+    private static func intentTags(_ e: GrammarExpression, rules: [String: GrammarRule], depth: Int,
+                                   memo: inout [String: [String]]) -> [String] {
         guard depth < 20 else { return [] }
+        func unique(_ tags: [String]) -> [String] { var seen = Set<String>(); return tags.filter { seen.insert($0).inserted } }
         switch e {
         case .tagged(_, let t): return [t]
-        case .sequence(let items): return items.flatMap { intentTags($0, rules: rules, depth: depth) }
-        case .alternatives(let alts): return alts.flatMap { intentTags($0.expression, rules: rules, depth: depth) }
-        case .optional(let x), .repetition(let x, _): return intentTags(x, rules: rules, depth: depth)
+        case .sequence(let items): return unique(items.flatMap { intentTags($0, rules: rules, depth: depth, memo: &memo) })
+        case .alternatives(let alts): return unique(alts.flatMap { intentTags($0.expression, rules: rules, depth: depth, memo: &memo) })
+        case .optional(let x), .repetition(let x, _): return intentTags(x, rules: rules, depth: depth, memo: &memo)
         case .rule(let name, _):
             guard slotName(ofRule: name) == nil, let r = rules[name] else { return [] }
-            return intentTags(r.expression, rules: rules, depth: depth + 1)
+            if let known = memo[name] { return known }
+            memo[name] = []  // a rule that leads back to itself adds nothing on the way round
+            let tags = unique(intentTags(r.expression, rules: rules, depth: depth + 1, memo: &memo))
+            memo[name] = tags
+            return tags
         default: return []
         }
     }
