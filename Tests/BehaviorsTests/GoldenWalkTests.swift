@@ -4,6 +4,7 @@ import Foundation
 import Geo
 import Location
 import MapData
+import MapTestSupport
 import Testing
 
 /// Walks on the real Helsinki map, replayed through the whole pipeline in simulated time; what is said (time,
@@ -17,7 +18,7 @@ import Testing
     /// "mm:ss  kind  text  [soundType bearing° compass distance m]", one line per utterance with words.
     static func transcript(of walk: String) async throws -> String {
         let map = try await Helsinki.map()
-        let points = try GPXReader.read(TestPaths.golden.appendingPathComponent("\(walk).gpx").path)
+        let points = try GPXReader.read(TestData.golden.appendingPathComponent("\(walk).gpx").path)
         let fixes = TrackReplay(points: points, clock: ContinuousClock()).schedule(startingAt: Pipeline.start).map(\.fix)
         let pipeline = Pipeline(map: map)
         for fix in fixes { await pipeline.move(to: fix) }
@@ -37,7 +38,7 @@ import Testing
     @Test(arguments: walks)
     func walkMatchesItsGoldenTranscript(_ walk: String) async throws {
         let actual = try await Self.transcript(of: walk)
-        let file = TestPaths.golden.appendingPathComponent("\(walk).transcript")
+        let file = TestData.golden.appendingPathComponent("\(walk).transcript")
         if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
             try actual.write(to: file, atomically: true, encoding: .utf8)
             return

@@ -5,52 +5,12 @@ import Foundation
 import Geo
 import Location
 import MapData
+import MapTestSupport
 import Testing
 
-struct TestFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
-}
-
-enum TestPaths {
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).resolvingSymlinksInPath()
-            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    }
-    static var dataDirectory: URL {
-        if let env = ProcessInfo.processInfo.environment["SOUNDSCAPE_DATA"], !env.isEmpty { return URL(fileURLWithPath: env) }
-        return packageRoot.appendingPathComponent(".data")
-    }
-    static var golden: URL { packageRoot.appendingPathComponent("Tests/Fixtures/golden") }
-}
-
-nonisolated(unsafe) private var helsinkiDirectory: String?
-
-/// The bundled Helsinki extract, imported once per test run.
-actor Helsinki {
-    static let shared = Helsinki()
-    private var result: Result<SpatialDataView, any Error>?
-
-    func view() throws -> SpatialDataView {
-        if let result { return try result.get() }
-        let outcome = Result<SpatialDataView, any Error> {
-            let pbf = TestPaths.dataDirectory.appendingPathComponent("osm/Helsinki.osm.pbf").path
-            guard FileManager.default.fileExists(atPath: pbf) else {
-                throw TestFailure("missing \(pbf): run scripts/setup to fetch the Helsinki extract")
-            }
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("behaviors-helsinki-\(getpid())")
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            helsinkiDirectory = dir.path
-            atexit { if let d = helsinkiDirectory { try? FileManager.default.removeItem(atPath: d) } }
-            let db = dir.appendingPathComponent("map.sqlite").path
-            _ = try MapImporter.importPBF(at: pbf, into: db)
-            return try SpatialDataView(path: db)
-        }
-        result = outcome
-        return try outcome.get()
-    }
-
-    static func map() async throws -> SpatialDataView { try await shared.view() }
+/// The bundled Helsinki extract (MapTestSupport's shared import).
+enum Helsinki {
+    static func map() async throws -> SpatialDataView { try SpatialDataView(path: try await HelsinkiImport.get().databasePath) }
 }
 
 /// A pipeline on simulated time with a recording player.

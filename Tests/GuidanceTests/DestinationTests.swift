@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 @testable import Guidance
+import MapTestSupport
 import Testing
 
 @Suite("Beacon and arrival geofence")

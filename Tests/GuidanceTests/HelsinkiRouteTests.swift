@@ -2,6 +2,7 @@ import Foundation
 import Geo
 @testable import Guidance
 import MapData
+import MapTestSupport
 import Testing
 
 @Suite("Rautatientori to Kauppatori on the real map", .serialized)

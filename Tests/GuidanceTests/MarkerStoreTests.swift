@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import GRDB
 @testable import Guidance
+import MapTestSupport
 import Testing
 
 @Suite("Markers and routes in the user database")

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 @testable import MapData
+import MapTestSupport
 import Testing
 
 @Suite("PBF import")

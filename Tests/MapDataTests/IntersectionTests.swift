@@ -2,6 +2,7 @@ import Foundation
 import Geo
 import GRDB
 @testable import MapData
+import MapTestSupport
 import Testing
 
 @Suite("Intersections")

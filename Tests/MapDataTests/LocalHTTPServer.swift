@@ -1,4 +1,5 @@
 import Foundation
+import MapTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
