@@ -12,7 +12,7 @@ BUNDLED_PBF  := $(DATA)/osm/Helsinki.osm.pbf
 RELEASE_BIN  := .build/release/soundscape
 RUN_ARGS     ?=
 
-.PHONY: all setup build release run test bench sounds proto install uninstall clean
+.PHONY: all setup build release run test test-reliability fuzz bench sounds proto install uninstall clean demo
 
 all: build
 
@@ -35,6 +35,12 @@ $(BUNDLED_PBF): | setup
 run: release $(MAP_DB)
 	$(RELEASE_BIN) run --db "$(MAP_DB)" $(RUN_ARGS)
 
+# A scripted walk through central Helsinki (Walks/demo-script.txt) with spoken commands through the real
+# recognizer, rendered binaurally into demo.wav and played when a sound server answers. No GPS, microphone
+# or sound server needed.
+demo: release $(MAP_DB)
+	$(RELEASE_BIN) demo --db "$(MAP_DB)" --output demo.wav
+
 # Every test: unit tests and the integration tests, which need the private PulseAudio and gpsd
 # that scripts/with-test-services starts and stops around the run. Tests run one at a time: many play
 # real audio through a real-time render thread or talk to real daemons, and on two cores parallel
@@ -43,8 +49,22 @@ test: setup
 	$(SWIFT) build --build-tests
 	bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel
 
+# The whole program (`soundscape run` as a child process) under faults: daemons killed and restarted, files
+# locked, corrupt or cut by kill -9, a 2-hour walk at 100x with its memory sampled.
+test-reliability: setup
+	$(SWIFT) build --build-tests
+	bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel --filter ReliabilityTests
+
+# libFuzzer targets (Fuzz/) for the grammar loader, tile JSON, gpsd JSON, NMEA and PBF blocks, 1 M runs each;
+# results in .build/fuzz-results.tsv, crashing inputs in .build/fuzz-artifacts/.
+FUZZ_RUNS ?= 1000000
+fuzz: release
+	bash scripts/fuzz $(FUZZ_RUNS)
+
+# The fuzzers run first; a crash shows as MISSED in the table rather than hiding the other figures.
 bench: release
-	bash scripts/with-test-services $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)"
+	-bash scripts/fuzz $(FUZZ_RUNS)
+	bash scripts/with-test-services $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv
 
 # Regenerate the earcons in Sounds/ (deterministic synthesis; the beacon loops are made in memory at start).
 sounds: setup

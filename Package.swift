@@ -13,6 +13,10 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "soundscape", targets: ["soundscape"]),
+        // Libraries for the fuzzers in Fuzz/ (a separate package that depends on this one).
+        .library(name: "SoundscapeMapData", targets: ["MapData"]),
+        .library(name: "SoundscapeLocation", targets: ["Location"]),
+        .library(name: "SoundscapeSpeech", targets: ["Speech"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,21 +79,30 @@ let package = Package(
 
         // ---- tests ----
         .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: strict),
-        .testTarget(name: "MapDataTests", dependencies: ["MapData", "Geo", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        .testTarget(name: "MapDataTests", dependencies: ["MapData", "MapTestSupport", "Geo", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
         .testTarget(name: "LocationTests", dependencies: ["Location", "Geo",
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .target(name: "CalloutsTestSupport", dependencies: ["Callouts"], path: "Tests/Support/CalloutsTestSupport",
                 swiftSettings: strict),
+        .target(name: "MapTestSupport", dependencies: ["MapData"], path: "Tests/Support/MapTestSupport", swiftSettings: strict),
         .testTarget(name: "CalloutsTests", dependencies: ["Callouts", "CalloutsTestSupport", "Geo"], swiftSettings: strict),
-        .testTarget(name: "BehaviorsTests", dependencies: ["Behaviors", "Callouts", "CalloutsTestSupport", "Geo", "MapData", "Location"],
+        .testTarget(name: "BehaviorsTests", dependencies: ["Behaviors", "Callouts", "CalloutsTestSupport", "MapTestSupport", "Geo", "MapData", "Location"],
                     swiftSettings: strict),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Geo"], swiftSettings: strict),
         .testTarget(name: "SpeechTests", dependencies: ["Speech"], swiftSettings: strict),
         .testTarget(name: "GuidanceTests",
-                    dependencies: ["Guidance", "Geo", "MapData", "Location", "Callouts", "Behaviors",
+                    dependencies: ["Guidance", "MapTestSupport", "Geo", "MapData", "Location", "Callouts", "Behaviors",
                                    .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),
-        .testTarget(name: "AppTests", dependencies: ["App"], swiftSettings: strict),
+        .testTarget(name: "AppTests", dependencies: ["App", "Location", "Geo", "Behaviors", "Callouts", "Audio", "Guidance", "Speech"],
+                    swiftSettings: strict),
+        .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport", swiftSettings: strict),
+        // The whole program (`soundscape run` as a child process) under faults; needs scripts/with-test-services.
+        .testTarget(name: "ReliabilityTests",
+                    dependencies: ["ProcessTestSupport", "Callouts", "CalloutsTestSupport", "Location", "Geo",
+                                   .product(name: "GRDB", package: "GRDB.swift"),
+                                   .product(name: "TOMLKit", package: "TOMLKit")],
+                    swiftSettings: strict),
         // Needs the real daemons: run under scripts/with-test-services (make test does).
         .testTarget(name: "IntegrationTests",
                     dependencies: ["Audio", "Speech", "Location", "App", "Geo", "MapData", "Callouts", "Guidance", "Behaviors"],

@@ -17,6 +17,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for temporary databases (default: a new temporary folder).")
     var workDir: String?
 
+    @Option(help: "Measure only one group of figures: map, speech or audio (default: all).")
+    var only: String?
+
+    @Option(help: "Add the fuzzers' results (the TSV `make fuzz` writes) to the table.")
+    var fuzzResults: String?
+
     func run() async throws {
         global.bootstrapLogging()
         let paths = ProjectPaths.locate()
@@ -25,21 +31,30 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { if workDir == nil { try? FileManager.default.removeItem(atPath: work) } }
 
+        if let only, !["map", "speech", "audio"].contains(only) {
+            throw ValidationError("--only must be map, speech or audio, not \"\(only)\"")
+        }
         let pbfPath = pbf ?? paths.bundledMapExtract().path
-        printError("bench: map import and queries (\(pbfPath))…")
-        figures += try await runMapBench(pbf: pbfPath, workDir: work)
-
-        printError("bench: speech synthesis and recognition…")
-        let synthesizer = try EspeakSynthesizer()
-        figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer)
-
-        printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
-        let soundServer = (try? PulseSimpleStream(direction: .playback, sampleRate: 48_000, channels: 2, streamName: "probe")) != nil
-        if !soundServer { printError("bench: no sound server; motion-to-sound is not measured (run under scripts/with-test-services)") }
-        for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil) {
-            figures.append(BenchFigure(audio: figure))
+        if only == nil || only == "map" {
+            printError("bench: map import and queries (\(pbfPath))…")
+            figures += try await runMapBench(pbf: pbfPath, workDir: work)
         }
 
+        let synthesizer = try EspeakSynthesizer()
+        if only == nil || only == "speech" {
+            printError("bench: speech synthesis and recognition…")
+            figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer)
+        }
+        if only == nil || only == "audio" {
+            printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
+            let soundServer = (try? PulseSimpleStream(direction: .playback, sampleRate: 48_000, channels: 2, streamName: "probe")) != nil
+            if !soundServer { printError("bench: no sound server; motion-to-sound is not measured (run under scripts/with-test-services)") }
+            for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil) {
+                figures.append(BenchFigure(audio: figure))
+            }
+        }
+
+        if let fuzzResults { figures += try FuzzResults.figures(from: fuzzResults) }
         print(BenchTable.render(figures))
     }
 }

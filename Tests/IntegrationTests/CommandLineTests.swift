@@ -56,7 +56,7 @@ enum Soundscape {
 
 @Suite("The soundscape command line", .serialized)
 struct CommandLineTests {
-    @Test(arguments: ["run", "import", "say", "listen", "simulate", "bench", "doctor", "config", "ptt", "sounds"])
+    @Test(arguments: ["run", "import", "say", "listen", "simulate", "bench", "doctor", "config", "ptt", "sounds", "demo"])
     func everySubcommandHasHelp(_ command: String) throws {
         let result = try Soundscape.run([command, "--help"])
         #expect(result.status == 0)
@@ -69,10 +69,12 @@ struct CommandLineTests {
         let result = try Soundscape.run(["doctor", "--gpsd", gpsd, "--db", Soundscape.helsinkiDatabase])
         let lines = result.stdout.split(separator: "\n").filter { !$0.hasPrefix("Map data") }
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(lines.count == 7)
+        #expect(lines.count == 8)
         for part in ["Speech model", "Speech output", "Sound server", "Microphone", "HRTF", "GPS", "Map"] {
             #expect(lines.contains { $0.hasPrefix("OK") && $0.contains(part) }, "no OK line for \(part): \(result.stdout)")
         }
+        // No compass on a test machine: a warning that names the other heading sources, not a failure.
+        #expect(lines.contains { $0.hasPrefix("WARN") && $0.contains("Heading") && $0.contains("--head-tracker") })
         #expect(result.stdout.contains("© OpenStreetMap contributors"))
     }
 
@@ -209,6 +211,34 @@ struct CommandLineTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Unterwegs nach Osten entlang Pohjoisesplanadi")
     }
+
+    /// A setting changed by one `say` is saved in its settings file, and the next `say` with that file uses it.
+    @Test func sayChangesSettingsAndTheNextSayUsesThem() throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let config = dir.appendingPathComponent("config.toml").path
+        func say(_ command: String, config: String) throws -> String {
+            let result = try Soundscape.run(["say", command, "--at", "60.16772,24.94600", "--heading", "90",
+                                             "--db", Soundscape.helsinkiDatabase, "--quiet", "--config", config])
+            #expect(result.status == 0, "\(result.stderr)")
+            return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        #expect(try say("speak faster", config: config) == "Speech rate 200 words a minute")
+        #expect(try say("speak faster", config: config) == "Speech rate 225 words a minute")
+        #expect(try say("beacon style marimba", config: config) == "Beacon style Marimba")
+        #expect(try say("use imperial", config: config) == "Distances in feet and miles")
+        #expect(try say("beacon mute distance 10 meters", config: config) == "Beacon off distance 35 feet")
+        let text = try String(contentsOfFile: config, encoding: .utf8)
+        for line in ["speech_rate = 225", "beacon_style = 'Marimba'", "units = 'imperial'", "beacon_off_distance = 10"] {
+            #expect(text.contains(line), "\(line) missing from\n\(text)")
+        }
+        // A file that cannot be written: said, and the answer is still given.
+        let blocked = dir.appendingPathComponent("config.toml/config.toml").path
+        let output = try say("speak slower", config: blocked)
+        #expect(output.hasPrefix("Speech rate 150 words a minute"), "\(output)")  // the defaults, one step slower
+        #expect(output.contains("Problem: \(blocked): cannot save the settings"), "\(output)")
+    }
 }
 
 // MARK: guidance: beacon, markers, routes
@@ -304,5 +334,21 @@ extension CommandLineTests {
         let marker = try #require(lines.firstIndex(of: "Marker created, Meeting Point"), "\(result.stdout)")
         #expect(set < where_ && where_ < muted && muted < marker, "\(result.stdout)")
         #expect(Self.kauppatoriNames.contains { lines[where_].contains($0) }, "\(lines[where_])")
+    }
+}
+
+extension CommandLineTests {
+    /// Beacon read-backs follow the units setting like every other distance (they used to be metric always).
+    @Test func beaconReadBacksUseTheUsersUnits() throws {
+        try TestServices.require()
+        let userDB = Soundscape.temporaryUserDatabase()
+        defer { try? FileManager.default.removeItem(atPath: userDB) }
+        let common = ["--at", "60.16887,24.94400", "--heading", "90", "--db", Soundscape.helsinkiDatabase, "--quiet", "--user-db", userDB]
+        let imperial = try Soundscape.run(["say", "set beacon on Kauppatori", "--imperial"] + common)
+        #expect(imperial.status == 0, "\(imperial.stderr)")
+        #expect(imperial.stdout.contains("miles") || imperial.stdout.contains("feet"), "\(imperial.stdout)")
+        #expect(!imperial.stdout.contains("meters"), "\(imperial.stdout)")
+        let metric = try Soundscape.run(["say", "where is the beacon"] + common)
+        #expect(metric.stdout.contains("meters"), "\(metric.stdout)")
     }
 }

@@ -58,12 +58,15 @@ public final class VoiceService: Service, @unchecked Sendable {
     ///   - map: for the names of places near the user (`$places`).
     ///   - position: where the user is, when fixed (`--at`); otherwise positions come through ``positionInput(forwardingTo:)``.
     ///   - slotSources: markers and routes, when the program has them.
+    ///   - microphoneChanged: told once when the microphone goes away and once when it is back (by default
+    ///     printed, the loss as a "Problem:"); give the assistant's output to have it spoken as well.
     public init(paths: ProjectPaths, options: VoiceInputOptions, map: SpatialDataView?, position: Coordinate?,
                 slotSources: [any SlotSource] = [],
                 deliver: @escaping @Sendable (RecognizedCommand) -> Void,
-                earcon: @escaping @Sendable (Earcon) async -> Void) throws {
+                earcon: @escaping @Sendable (Earcon) async -> Void,
+                microphoneChanged: @escaping @Sendable (PulseMicrophone.MicrophoneChange) -> Void = VoiceService.printMicrophoneChange) throws {
         let recognizer = try CommandRecognizer(paths: paths)
-        let microphone = try PulseMicrophone(source: options.source)
+        let microphone = try PulseMicrophone(source: options.source, report: microphoneChanged)
         let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         var listenerOptions = CommandListener.Options()
@@ -81,6 +84,14 @@ public final class VoiceService: Service, @unchecked Sendable {
         (commands, commandContinuation) = AsyncStream<RecognizedCommand>.makeStream(bufferingPolicy: .bufferingNewest(16))
         positions = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
         grammarStamp.withLock { $0 = CommandRecognizer.stamp(recognizer.grammarPath) }
+    }
+
+    /// Prints a microphone change: the loss as a problem, the return as a plain line.
+    @Sendable public static func printMicrophoneChange(_ change: PulseMicrophone.MicrophoneChange) {
+        switch change {
+        case .lost(let message): printReply("Problem: \(message)")
+        case .back(let message): printReply(message)
+        }
     }
 
     /// Push-to-talk from code (tests, the terminal).

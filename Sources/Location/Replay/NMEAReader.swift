@@ -89,7 +89,9 @@ public enum NMEAReader {
     static func date(_ ddmmyy: Substring, _ hhmmss: Substring) -> Date? {
         guard ddmmyy.count == 6, hhmmss.count >= 6,
               let d = Int(ddmmyy.prefix(2)), let m = Int(ddmmyy.dropFirst(2).prefix(2)), let y = Int(ddmmyy.suffix(2)),
-              let hh = Int(hhmmss.prefix(2)), let mm = Int(hhmmss.dropFirst(2).prefix(2)), let ss = Double(hhmmss.dropFirst(4)) else { return nil }
+              let hh = Int(hhmmss.prefix(2)), let mm = Int(hhmmss.dropFirst(2).prefix(2)), let ss = Double(hhmmss.dropFirst(4)),
+              // Seconds past 60 (or not a number) would trap in Int(ss) below (found by the NMEA fuzzer, Fuzz/).
+              ss >= 0, ss < 61 else { return nil }
         var components = DateComponents()
         components.year = 2000 + y; components.month = m; components.day = d
         components.hour = hh; components.minute = mm; components.second = Int(ss)
