@@ -24,8 +24,14 @@ struct ListenCommand: AsyncParsableCommand {
     @Option(help: "Where the user is (LAT,LON): names of places nearby can be recognized.")
     var at: CoordinateArgument?
 
-    @Option(help: "The direction the user faces, degrees from north.")
+    @Option(help: "The direction the user faces, degrees from north (with --answer).")
     var heading: Double?
+
+    @Flag(help: "Then answer the recognized command at --at, facing --heading, as `soundscape say` would (printed and spoken).")
+    var answer = false
+
+    @Flag(help: "With --answer: print the answer without speaking it.")
+    var quiet = false
 
     @Option(help: "Map database (for place names near --at).")
     var db: String?
@@ -48,13 +54,26 @@ struct ListenCommand: AsyncParsableCommand {
         }
         let result = try recognizer.recognize(samples)
         if json {
-            print(Self.json(result))
+            printReply(Self.json(result))   // straight to the output, before any answer
         } else if let command = result.command {
             let slots = command.slots.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            print("\(command.words)\t\(command.intent)\(slots.isEmpty ? "" : "\t" + slots)\tconfidence \(String(format: "%.2f", command.confidence))")
+            printReply("\(command.words)\t\(command.intent)\(slots.isEmpty ? "" : "\t" + slots)\tconfidence \(String(format: "%.2f", command.confidence))")
         } else {
-            print("(not understood: \(result.rejection ?? "rejected")\(result.text.isEmpty ? "" : "; heard \"\(result.text)\""))")
+            printReply("(not understood: \(result.rejection ?? "rejected")\(result.text.isEmpty ? "" : "; heard \"\(result.text)\""))")
         }
+        // The same answer `say` gives: the recognized words go through the same grammars and pipeline.
+        if answer, let command = result.command, let at {
+            var arguments = [command.words, "--at", "\(at.latitude),\(at.longitude)"]
+            if let heading { arguments += ["--heading", "\(heading)"] }
+            if let db { arguments += ["--db", db] }
+            if quiet { arguments.append("--quiet") }
+            let say = try SayCommand.parse(arguments)
+            try await say.run()
+        }
+    }
+
+    func validate() throws {
+        if answer && at == nil { throw ValidationError("--answer needs --at LAT,LON (where the answer is given)") }
     }
 
     static func json(_ result: VoiceResult) -> String {

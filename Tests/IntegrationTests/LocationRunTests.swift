@@ -85,4 +85,24 @@ struct LocationRunTests {
         #expect(lines.contains { $0.lowercased().contains("east") }, "no read-back of the heading:\n\(result.stdout)")
         for line in east { #expect(lines.contains(line), "\(line) missing from run's answer:\n\(result.stdout)") }
     }
+
+    /// `listen --heading` matters when the command is answered: the spoken "what's ahead" is answered facing east.
+    @Test func aRecordedCommandIsAnsweredFacingTheGivenHeading() throws {
+        try TestServices.require()
+        let east = try Self.sayAhead(heading: 90)
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("ahead-\(getpid()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: wav) }
+        let espeak = Process()
+        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        espeak.arguments = ["espeak-ng", "-w", wav, "what's ahead"]
+        try espeak.run()
+        espeak.waitUntilExit()
+        #expect(espeak.terminationStatus == 0)
+        let result = try Soundscape.run(["listen", "--file", wav, "--at", Self.place, "--heading", "90", "--answer", "--quiet",
+                                         "--db", Soundscape.helsinkiDatabase])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("what's ahead\tahead_of_me") == true, "\(result.stdout)")
+        #expect(Array(lines.dropFirst()) == east, "\(result.stdout)")
+    }
 }
