@@ -220,19 +220,42 @@ import Testing
         #expect(said.allSatisfy { $0.text.contains("meters") || $0.text.contains("close by") })
     }
 
-    @Test func askingTheSameThingWhileItPlaysStopsIt() async throws {
+    @Test func pressingTheSameButtonWhileItPlaysStopsIt() async throws {
         let map = try await Helsinki.map()
         let p = Pipeline(map: map, holding: true)
         await p.processor.setAutomaticCallouts(false)
         await p.move(to: Pipeline.fix(Coordinate(latitude: 60.16887, longitude: 24.94400), course: 90))
-        p.processor.post(ExplorationEvent(.aroundMe))
+        p.processor.post(ExplorationEvent(.aroundMe, stopsItsOwnAnswer: true))
         await p.player.waitUntil { p.player.isHoldingAnItem }
-        p.processor.post(ExplorationEvent(.aroundMe))
+        p.processor.post(ExplorationEvent(.aroundMe, stopsItsOwnAnswer: true))
         await p.processor.flush()
         #expect(p.player.stops == [false])
         p.player.holding = false
         await p.processor.settle()
         #expect(p.player.glyphs == [.modeEnter])
+    }
+
+    /// A typed or spoken "where am i" asked again while the first answer still plays (e.g. right after the sound
+    /// server died) cuts the first answer off and gives the whole answer again: the question is never swallowed.
+    @Test func askingTheSameThingWhileItPlaysAnswersAgain() async throws {
+        let map = try await Helsinki.map()
+        let p = Pipeline(map: map, holding: true)
+        await p.processor.setAutomaticCallouts(false)
+        await p.move(to: Pipeline.fix(Coordinate(latitude: 60.16772, longitude: 24.94600), course: 90))
+        p.processor.post(ExplorationEvent(.locate))
+        await p.player.waitUntil { p.player.isHoldingAnItem }
+        p.player.release()  // the mode-enter earcon; the words are held next
+        await p.player.waitUntil { p.player.texts.count == 1 && p.player.isHoldingAnItem }
+        let answer = try #require(p.player.texts.first)
+        #expect(answer.contains("Pohjoisesplanadi"), "\(answer)")
+        p.processor.post(ExplorationEvent(.locate))
+        await p.player.waitUntil { p.player.stops.count == 1 }
+        p.player.holding = false
+        p.player.release()
+        await p.processor.settle()
+        #expect(p.player.stops == [false], "the first answer is cut off, without the hush earcon")
+        #expect(p.player.texts == [answer, answer], "the second answer is given in full: \(p.player.texts)")
+        #expect(p.player.glyphs == [.modeEnter, .modeEnter, .modeExit], "\(p.player.glyphs)")
     }
 
     @Test func nearbyMarkersAndTheirAbsence() async throws {

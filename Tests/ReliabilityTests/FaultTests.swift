@@ -111,10 +111,8 @@ struct FaultTests {
         #expect(await run.ask("where am i", expecting: TestPlace.whereAmI))
         pulse.kill9()
         try await Task.sleep(for: .milliseconds(300))
-        let answered = await run.ask("where am i", expecting: TestPlace.whereAmI, timeout: 8)
-        withKnownIssue("a reply asked for while the dead server's last reply is cut off is not printed") {
-            #expect(answered, "\(run.child.stdout)")
-        }
+        // Asked again while the first answer is still (silently) playing: it is cut off and the answer comes again.
+        #expect(await run.ask("where am i", expecting: TestPlace.whereAmI, timeout: 8), "\(run.child.stdout)")
         // Whatever happened to that reply, the program goes on answering.
         try await Task.sleep(for: .seconds(4))
         #expect(await run.ask("where am i", expecting: TestPlace.whereAmI))

@@ -80,7 +80,14 @@ public enum ExplorationMode: String, Sendable, CaseIterable {
 
 public struct ExplorationEvent: UserInitiatedEvent {
     public var mode: ExplorationMode
-    public init(_ mode: ExplorationMode) { self.mode = mode }
+    /// A button press (spec §3.5): pressing the same mode again while its answer plays stops it. Typed and spoken
+    /// commands leave this off: asking again answers again (spec §16 maps "press the same button again" to
+    /// "stop"), so a question asked twice is never swallowed.
+    public var stopsItsOwnAnswer: Bool
+    public init(_ mode: ExplorationMode, stopsItsOwnAnswer: Bool = false) {
+        self.mode = mode
+        self.stopsItsOwnAnswer = stopsItsOwnAnswer
+    }
 }
 
 /// Say the newest callout of the history again, from here.

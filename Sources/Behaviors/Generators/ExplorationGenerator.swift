@@ -6,7 +6,8 @@ import MapData
 /// My Location, Around Me, Ahead of Me and Nearby Markers (spec §3.5–3.6).
 ///
 /// * Each answer interrupts what is playing and is framed by the mode-enter and mode-exit earcons; asking for
-///   the same thing while its answer plays stops it.
+///   the same thing while its answer plays answers again, except a button press (``ExplorationEvent/stopsItsOwnAnswer``),
+///   which stops it.
 /// * Around Me: the nearest place or landmark in each of four 90° sectors, the first centred on the heading
 ///   (north when there is none), clockwise from ahead. Ahead of Me: up to 5 nearest in the sector ±45° about
 ///   the heading. The search starts at 200 m and grows by 200 m up to 1000 m until it has enough.
@@ -23,9 +24,10 @@ public final class ExplorationGenerator: ManualGenerator {
     public func respondsTo(_ event: any UserInitiatedEvent) -> Bool { event is ExplorationEvent }
 
     public func handle(_ event: any UserInitiatedEvent, context: GeneratorContext) -> HandledEventAction? {
-        guard let mode = (event as? ExplorationEvent)?.mode else { return nil }
+        guard let event = event as? ExplorationEvent else { return nil }
+        let mode = event.mode
         let label = "exploration.\(mode.rawValue)"
-        if context.playingLabel == label { return .interruptAndClearQueue }
+        if event.stopsItsOwnAnswer && context.playingLabel == label { return .interruptAndClearQueue }
         let table = context.table
         guard let here = context.user.location else { return Self.problem(table("location.unknown")) }
         guard let map = context.map else { return Self.problem(table("status.no_map")) }
