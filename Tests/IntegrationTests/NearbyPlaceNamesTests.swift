@@ -22,4 +22,24 @@ struct NearbyPlaceNamesTests {
         let nearest = try map.features(near: here, radius: 60).compactMap(\.feature.name).first
         #expect(nearest.map(names.contains) == true, "\(nearest ?? "-")")
     }
+
+    /// The issue's own examples, spoken by espeak-ng and decoded by `listen` with the real map's names spliced in,
+    /// on Aleksanterinkatu: Stockmann is next door, the market square half a kilometre away.
+    @Test(arguments: [("set beacon on Stockmann", "set_beacon", "Stockmann"), ("take me to Kauppatori", "take_me_to", "Kauppatori"),
+                      ("set beacon on Kauppatori", "set_beacon", "Kauppatori")])
+    func aPlaceNameSpokenIsUnderstood(_ phrase: String, _ intent: String, _ place: String) throws {
+        try TestServices.require()
+        let wav = FileManager.default.temporaryDirectory.appendingPathComponent("place-\(getpid())-\(intent).wav").path
+        defer { try? FileManager.default.removeItem(atPath: wav) }
+        let espeak = Process()
+        espeak.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        espeak.arguments = ["espeak-ng", "-w", wav, phrase]
+        try espeak.run()
+        espeak.waitUntilExit()
+        let result = try Soundscape.run(["listen", "--file", wav, "--at", "60.16887,24.94400", "--db", Soundscape.helsinkiDatabase, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        #expect(object["intent"] as? String == intent, "\(result.stdout)")
+        #expect((object["slots"] as? [String: String])?["place"] == place, "\(result.stdout)")
+    }
 }
