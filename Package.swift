@@ -105,7 +105,8 @@ let package = Package(
                     swiftSettings: strict),
         // Needs the real daemons: run under scripts/with-test-services (make test does).
         .testTarget(name: "IntegrationTests",
-                    dependencies: ["Audio", "Speech", "Location", "App", "Geo", "MapData", "Callouts", "Guidance", "Behaviors"],
+                    dependencies: ["Audio", "Speech", "Location", "App", "Geo", "MapData", "Callouts", "Guidance", "Behaviors",
+                                   "ProcessTestSupport"],
                     swiftSettings: strict),
     ]
 )

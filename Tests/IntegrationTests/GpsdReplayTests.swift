@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import Location
+import ProcessTestSupport
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -78,19 +79,8 @@ final class GpsfakeRun: @unchecked Sendable {
         } == 0
     }
 
-    static func freePort() -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        _ = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return UInt16(bigEndian: address.sin_port)
-    }
+    /// A TCP port nobody listens on now.
+    static func freePort() -> UInt16 { Harness.freePort() }
 }
 
 /// Real walks written as NMEA RMC + GGA sentences (RMC first, so that every gpsd TPV is complete).
