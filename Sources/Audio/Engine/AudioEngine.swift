@@ -70,7 +70,8 @@ public final class AudioEngine: @unchecked Sendable {
     public var sampleRate: Int { configuration.sampleRate }
     let mixer: Mixer
     let output: PulseOutput?
-    private let context: SoundContext
+    /// What sounds are prepared with; changed only under `lock` (``setVoice(_:)``, ``setLevels(_:)``).
+    private var context: SoundContext
     private let logger = Logger(label: "soundscape.audio")
     private let isOffline: Bool
     private let prepareQueue = DispatchQueue(label: "soundscape.audio.prepare", qos: .userInitiated)
@@ -102,6 +103,8 @@ public final class AudioEngine: @unchecked Sendable {
     private var renderThread: Thread?
     private var pumpThread: Thread?
     private let running = Atomic<Bool>(true)
+    /// Set by the event pump when nothing plays; lets the render thread rest when there is no sound server.
+    private let idleHint = Atomic<Bool>(false)
     private let renderDone = DispatchSemaphore(value: 0)
     private let pumpDone = DispatchSemaphore(value: 0)
     /// Frames the render thread keeps queued ahead of the sound server.
@@ -372,7 +375,7 @@ public final class AudioEngine: @unchecked Sendable {
         beaconMutedState = false
         mixer.commands.push(MixerCommand(kind: .beaconStart, id: id, assets: Unmanaged.passRetained(assets),
                                          placement: .localized(latitude: beacon.location.latitude, longitude: beacon.location.longitude),
-                                         value: Double(configuration.levels.beacon), value2: beacon.ringingAngle,
+                                         value: Double(context.levels.beacon), value2: beacon.ringingAngle,
                                          flag: beacon.playIntro))
         lock.unlock()
         if isOffline { render(seconds: 0) }
@@ -499,7 +502,9 @@ public final class AudioEngine: @unchecked Sendable {
             // so that an idle assistant on a handheld does not wake the CPU hundreds of times a second.
             while self.running.load(ordering: .acquiring) {
                 self.processEvents()
-                usleep(self.isIdle ? 50_000 : 3_000)
+                let idle = self.isIdle
+                self.idleHint.store(idle, ordering: .releasing)
+                usleep(idle ? 50_000 : 3_000)
             }
             self.processEvents()
             self.pumpDone.signal()
@@ -534,7 +539,13 @@ public final class AudioEngine: @unchecked Sendable {
             } else {
                 // No sound server: keep time with the clock so sounds still end and callers still hear back.
                 let now = monotonicNanos()
-                if now >= deadline {
+                if idleHint.load(ordering: .acquiring) && mixer.commands.isEmpty {
+                    // Nothing plays and nothing is asked for: rendering silence would only wake the CPU every block.
+                    // Look again in 20 ms (a new sound is a command in the mixer's queue, seen at the next look).
+                    var ts = timespec(tv_sec: 0, tv_nsec: 20_000_000)
+                    nanosleep(&ts, nil)
+                    deadline = monotonicNanos()
+                } else if now >= deadline {
                     mixer.render(into: block)
                     deadline += blockNanos
                     if now > deadline + 100_000_000 { deadline = now }
@@ -561,5 +572,25 @@ public final class AudioEngine: @unchecked Sendable {
         Status(connected: output?.isConnected ?? isOffline, connections: output?.connections.load(ordering: .relaxed) ?? 0,
                underruns: output?.underruns.load(ordering: .relaxed) ?? 0, serverLatency: output?.latency(),
                renderedSeconds: Double(renderedFrames) / Double(configuration.sampleRate))
+    }
+}
+
+// MARK: live settings (voice commands)
+
+extension AudioEngine {
+    /// The voice for speech prepared from now on (a sentence already being prepared keeps its voice).
+    /// Control side only: the context is read under `lock` when a sound starts, never on the render thread.
+    public func setVoice(_ voice: VoiceSettings) {
+        lock.lock(); defer { lock.unlock() }
+        context.voice = voice
+    }
+
+    /// Levels of speech and earcons prepared from now on, and the beacon's level at once (through the
+    /// mixer's command queue, like ``setBeaconLevel(_:)``).
+    public func setLevels(_ levels: AudioLevels) {
+        lock.lock()
+        context.levels = levels
+        lock.unlock()
+        setBeaconLevel(levels.beacon)
     }
 }

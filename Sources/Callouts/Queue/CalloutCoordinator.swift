@@ -83,8 +83,18 @@ public actor CalloutCoordinator {
                 queue.append(group)
             }
         }
+        // Bounded: when callouts come faster than they can be spoken (a fast replay, a burst of places), the
+        // oldest waiting groups give way to the newest, as if cleared.
+        if queue.count > Self.maximumQueued {
+            let dropped = queue.prefix(queue.count - Self.maximumQueued)
+            queue.removeFirst(dropped.count)
+            for group in dropped { group.onSkipped() }
+        }
         startWorker()
     }
+
+    /// The most groups that wait behind the one playing.
+    public static let maximumQueued = 32
 
     /// Stops the group playing now (with the hush earcon when `playHush`), and empties the queue when
     /// `clearQueue`.
