@@ -98,3 +98,39 @@ extension PocketSphinxDecoder {
         return String(cString: p)
     }
 }
+
+extension PocketSphinxDecoder {
+    /// How far the best grammar path of the last utterance is ahead of the best path that means something
+    /// else: the score of the first N-best hypothesis minus the score of the first one for which `same`
+    /// (given both word strings, pronunciation numbers and fillers removed) is false, searching the word
+    /// lattice's `limit` best paths. Speech the grammar contains usually has one clear winner; speech it does not
+    /// contain fits several paths about equally badly. When no other words appear within `limit` paths,
+    /// the gap to the last path looked at (a lower bound); likewise when `budget` runs out first (each path
+    /// costs an A* step over the lattice, a long noisy utterance's lattice makes that slow). Nil when there is no lattice.
+    public func nbestMargin(limit: Int = 30, budget: Duration? = nil, same: (String, String) -> Bool = { $0 == $1 }) -> Int32? {
+        let deadline = budget.map { ContinuousClock.now + $0 }
+        var it = ps_nbest(decoder)
+        var best: (text: String, score: Int32)?
+        var last: Int32 = 0
+        var seen = 0
+        defer { if let n = it { ps_nbest_free(n) } }
+        while let n = it, seen < limit {
+            var score: Int32 = 0
+            if let hyp = ps_nbest_hyp(n, &score) {
+                let text = String(cString: hyp).split(separator: " ").filter { !($0.hasPrefix("<") || $0.hasPrefix("[")) }
+                    .map { w -> Substring in w.firstIndex(of: "(").map { w[..<$0] } ?? w }.joined(separator: " ")
+                seen += 1
+                last = score
+                if let best {
+                    if !same(best.text, text) { return best.score - score }
+                } else {
+                    best = (text, score)
+                }
+            }
+            if let deadline, ContinuousClock.now >= deadline { break }
+            it = ps_nbest_next(n)
+        }
+        guard let best else { return nil }
+        return best.score - last
+    }
+}

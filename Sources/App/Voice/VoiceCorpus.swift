@@ -29,6 +29,12 @@ public struct VoiceCorpus {
         Variant("en+f2", 145), Variant("en-us-nyc", 185), Variant("en-gb-scotland", 170),
     ]
 
+    /// The tuning split, on which the rejection model (``ConfidenceModel/tuned``) was fitted and its threshold
+    /// chosen: voices 0, 2, 4 of ``variants`` and the even-numbered ``outOfGrammar`` sentences. Figures are
+    /// reported on the rest (the held-out split): other voices and other sentences than the model saw.
+    public static func isTuning(variant index: Int) -> Bool { index % 2 == 0 }
+    public static func isTuning(outOfGrammar index: Int) -> Bool { index % 2 == 0 }
+
     /// Real place names of central Helsinki (OpenStreetMap) used in the slots.
     public static let helsinkiNames = [
         "Stockmann", "Kauppatori", "Ateneum", "Lasipalatsi", "Forum", "Kaivopiha", "Rautatientori", "Sokos",

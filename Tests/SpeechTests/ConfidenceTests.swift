@@ -1,0 +1,80 @@
+import Foundation
+import Speech
+import Testing
+
+/// The rejection model on real espeak-ng audio through the real decoders (the recognizer of
+/// ``RecognizerTests``, so one decoder serves both suites as live input would).
+@Suite("Confidence and rejection", .serialized)
+struct ConfidenceTests {
+    @Test func inGrammarCommandIsAcceptedAndOutOfGrammarSentenceRejected() throws {
+        let recognizer = RecognizerTests.recognizer
+        // Warm the live cepstral mean on one utterance first, as a running listener would have.
+        _ = try recognizer.recognize(RecognizerTests.speech("where am i"))
+        let command = try recognizer.recognize(RecognizerTests.speech("mute the beacon"))
+        #expect(command.command?.intent == "mute_beacon", "heard \(command.text), \(command.rejection ?? "accepted"), \(command.features)")
+        let sentence = try recognizer.recognize(RecognizerTests.speech("the weather is nice today"))
+        #expect(sentence.command == nil, "accepted \(sentence.text) with confidence \(sentence.confidence), \(sentence.features)")
+    }
+
+    @Test func theBestPathOfAClearCommandIsAheadOfEveryRivalMeaning() throws {
+        let recognizer = RecognizerTests.recognizer
+        recognizer.measuresMarginAlways = true
+        defer { recognizer.measuresMarginAlways = false }
+        let result = try recognizer.recognize(RecognizerTests.speech("set beacon on Stockmann"))
+        #expect(result.heard?.intent == "set_beacon", "heard \(result.text)")
+        // Another intent or place would have to be within the N-best; the margin is the score gap per frame.
+        #expect(result.features.nbestMarginMeasured)
+        #expect(result.features.nbestMargin > 0, "\(result.features)")
+    }
+
+    @Test func skippingTheMarginWhenTheOtherFeaturesDecideGivesTheSameDecisions() throws {
+        let recognizer = RecognizerTests.recognizer
+        let texts = ["mute the beacon", "set beacon on Kauppatori", "where am i", "the weather is nice today",
+                     "I would like a cup of coffee please"]
+        var skipped = 0
+        for text in texts {
+            let samples = try RecognizerTests.speech(text)
+            recognizer.measuresMarginAlways = true
+            let full = try recognizer.recognize(samples)
+            recognizer.measuresMarginAlways = false
+            let gated = try recognizer.recognize(samples)
+            #expect(full.features.nbestMarginMeasured || full.heard == nil, "\(text): \(full.features)")
+            #expect(gated.command?.words == full.command?.words,
+                    "\(text): always measured → \(full.command?.words ?? "rejected") (\(full.confidence)), only when needed → \(gated.command?.words ?? "rejected") (\(gated.confidence)), \(gated.features)")
+            if !gated.features.nbestMarginMeasured { skipped += 1 }
+        }
+        // A clearly spoken command is accepted by the other features alone, so some searches are skipped.
+        #expect(skipped > 0, "the N-best search ran for all \(texts.count) utterances")
+    }
+
+    @Test func theMarginMattersOnlyWithinItsSpanBelowTheThreshold() {
+        // z without the margin = 1 + 100 × meanWord; the margin adds 0…log(1 + 26) / log 3 = 0…3.
+        let model = ConfidenceModel(bias: 1, meanWordWeight: 100, nbestMarginWeight: 1 / log(3), nbestMarginCap: 26, threshold: 0.5)
+        var f = ConfidenceFeatures(worstWord: 0, meanWord: 0, speechInFillers: 0, wordCount: 2, speechFrames: 80)
+        f.nbestMargin = 1000   // ignored by marginCanChange, capped at 26 by z
+        #expect(!model.marginCanChange(f))   // z0 = 1: accepted anyway
+        #expect(abs(model.z(f) - 4) < 1e-9)
+        f.meanWord = -0.02     // z0 = −1: a margin of 2 or more would accept
+        #expect(model.marginCanChange(f))
+        f.meanWord = -0.0399   // z0 = −2.99
+        #expect(model.marginCanChange(f))
+        f.meanWord = -0.0401   // z0 = −3.01: even the capped margin cannot reach 0
+        #expect(!model.marginCanChange(f))
+        #expect(model.confidence(f) < 0.5)
+        #expect(!ConfidenceModel(bias: -5, meanWordWeight: 100).marginCanChange(f))   // no margin weight
+    }
+
+    @Test func confidenceIsTheLogisticOfTheWeightedFeatures() {
+        // The N-best margin enters as log(1 + margin).
+        let model = ConfidenceModel(bias: 1, meanWordWeight: 100, nbestMarginWeight: 1 / log(3), threshold: 0.5)
+        var f = ConfidenceFeatures(worstWord: -0.01, meanWord: -0.02, speechInFillers: 0, wordCount: 2, speechFrames: 80)
+        f.nbestMargin = 2
+        // z = 1 + 100 × (−0.02) + log(1 + 2) / log(3) = 0
+        #expect(abs(model.z(f)) < 1e-12)
+        #expect(abs(model.confidence(f) - 0.5) < 1e-12)
+        f.nbestMargin = 26   // z = −1 + log 27 / log 3 = 2
+        #expect(abs(model.confidence(f) - 1 / (1 + exp(-2))) < 1e-12)
+        f.nbestMargin = -5   // a negative margin counts as none: z = −1
+        #expect(abs(model.confidence(f) - 1 / (1 + exp(1))) < 1e-12)
+    }
+}
