@@ -1,6 +1,7 @@
 import Audio
 import Callouts
 import Foundation
+import Synchronization
 import Geo
 import Guidance
 import Location
@@ -167,9 +168,8 @@ public final class DemoRunner {
 }
 
 /// Problems told while setting up, to be spoken once the output is there.
-private final class Problems: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [String] = []
-    func add(_ p: String) { lock.withLock { list.append(p) } }
-    var all: [String] { lock.withLock { list } }
+private final class Problems: Sendable {
+    private let list = Mutex<[String]>([])
+    func add(_ p: String) { list.withLock { $0.append(p) } }
+    var all: [String] { list.withLock { $0 } }
 }
