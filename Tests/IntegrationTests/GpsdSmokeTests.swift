@@ -51,15 +51,23 @@ struct GpsdSmokeTests {
 
 @Suite("GeolocationManager over the harness gpsd")
 struct GpsdManagerSmokeTests {
-    /// The harness replays a walk east (course 90°, HDT 90°) in a loop: the manager gives course to the consumers
-    /// that want course first and the receiver's own heading (ATT) to the beacon, and the snapshot follows.
+    /// A walk east (course 90°, HDT 90°) replayed once by our own gpsfake (the harness's loops, and after a loop
+    /// its times start again, so a client that joins near the end would see repeats dropped): the manager gives
+    /// course to the consumers that want course first and the receiver's own heading (ATT) to the beacon, and the
+    /// snapshot follows.
     @Test func courseAndReceiverHeadingReachTheConsumers() async throws {
-        let endpoint = try #require(GpsdEndpoint(try TestServices.gpsd()))
-        let provider = GpsdLocationProvider(endpoint: endpoint)
+        try TestServices.require()
+        let port = GpsfakeRun.freePort()
+        let provider = GpsdLocationProvider(endpoint: GpsdEndpoint(host: "127.0.0.1", port: port))
         let manager = GeolocationManager(locationProviders: [provider])
         var fixes = await manager.fixes().makeAsyncIterator()
+        // The client first (it retries until gpsd is up), so that it sees the walk from its start.
         let run = Task { try await manager.run() }
         defer { run.cancel() }
+        let fixture = TestServices.packageRoot.appendingPathComponent("Tests/Fixtures/rautatientori-walk.nmea")
+        let sentences = try String(contentsOf: fixture, encoding: .utf8).split(separator: "\n").map(String.init)
+        let gpsfake = try await GpsfakeRun.start(sentences: sentences, port: port)
+        defer { gpsfake.stop() }
         let watchdog = Task { try await Task.sleep(for: .seconds(20)); run.cancel() }
         defer { watchdog.cancel() }
         var count = 0
