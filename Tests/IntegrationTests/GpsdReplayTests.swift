@@ -45,18 +45,7 @@ final class GpsfakeRun: @unchecked Sendable {
     struct GpsfakeFailed: Error, CustomStringConvertible { var description: String }
 
     /// gpsd processes started by this gpsfake.
-    var daemonPIDs: [pid_t] {
-        let me = process.processIdentifier
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.compactMap { name -> pid_t? in
-            guard let pid = pid_t(name),
-                  let stat = try? String(contentsOfFile: "/proc/\(name)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return nil }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            guard fields.count > 2, pid_t(fields[1]) == me, stat.contains("(gpsd)") else { return nil }
-            return pid
-        }
-    }
+    var daemonPIDs: [pid_t] { Harness.children(of: process.processIdentifier, named: "gpsd") }
 
     /// Kills gpsd (SIGKILL: a crash, no goodbye to clients) and then gpsfake, by PID, and reaps gpsfake.
     func stop() {

@@ -300,7 +300,9 @@ struct FaultTests {
         // The program opens it again without a problem.
         let run = try SoundscapeRun.start(["--db", db, "--at", TestPlace.at, "--heading", TestPlace.heading, "--quiet", "--no-voice",
                                            "--user-db", userDB], in: dir)
-        #expect(await run.ask("where am i", expecting: TestPlace.whereAmI))
+        // Like every other start in this suite: ready first (it opens a database four kills have been through).
+        #expect(await run.child.waitFor("Fixed location", timeout: 30), "\(run.child.stdout)\(run.child.stderr)")
+        #expect(await run.ask("where am i", expecting: TestPlace.whereAmI, timeout: 30), "\(run.child.stdout)")
         run.child.type("quit")
         #expect(await run.child.wait(timeout: 20).exitCode == 0)
         #expect(!run.child.stdout.contains("Problem:"), "\(run.child.stdout)")
