@@ -119,7 +119,7 @@ struct VoiceSettingsTests {
 
     @Test(arguments: [
         ("speak louder", "Speech volume 85 percent", "speech_volume", 85),
-        ("speak softer", "Speech volume 65 percent", "speech_volume", 65),
+        ("speak quieter", "Speech volume 65 percent", "speech_volume", 65),
         ("beacon louder", "Beacon volume 85 percent", "beacon_volume", 85),
         ("beacon quieter", "Beacon volume 65 percent", "beacon_volume", 65),
         ("sounds louder", "Sound volume 85 percent", "sound_volume", 85),
