@@ -34,6 +34,7 @@ let package = Package(
         .systemLibrary(name: "CPulseAudio", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
 
         // ---- pipeline stages ----
         .target(name: "Geo", swiftSettings: strict),
@@ -56,7 +57,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",
-                dependencies: ["CPocketSphinx", .product(name: "Logging", package: "swift-log")],
+                dependencies: ["CPocketSphinx", "CSpeexDSP", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Guidance",
                 dependencies: ["Geo", "MapData", "Location", "Callouts", "Behaviors",

@@ -49,14 +49,27 @@ public final class PocketSphinxDecoder {
     let decoder: OpaquePointer
     private let config: OpaquePointer
 
-    /// - Parameter options: extra PocketSphinx options, e.g. `["-beam", "1e-60"]`.
+    /// Name/value pairs with each name once, at its first place, holding its last value.
+    static func mergedOptions(_ options: [String]) -> [String] {
+        var names: [String] = [], values: [String: String] = [:]
+        var i = 0
+        while i + 1 < options.count {
+            if values[options[i]] == nil { names.append(options[i]) }
+            values[options[i]] = options[i + 1]
+            i += 2
+        }
+        return names.flatMap { [$0, values[$0]!] } + (i < options.count ? [options[i]] : [])
+    }
+
+    /// - Parameter options: extra PocketSphinx options, e.g. `["-beam", "1e-60"]`; an option given twice takes
+    ///   its last value (PocketSphinx itself refuses duplicates).
     public init(model: AcousticModel = .debianEnglish, options: [String] = []) throws {
         let missing = model.missingFiles
         guard missing.isEmpty else {
             throw RecognitionError(message: "the speech model is incomplete; missing \(missing.joined(separator: ", ")) (install pocketsphinx-en-us)")
         }
         SphinxLog.shared.install()
-        let args = ["-hmm", model.modelDirectory, "-dict", model.dictionary] + options
+        let args = Self.mergedOptions(["-hmm", model.modelDirectory, "-dict", model.dictionary] + options)
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
         defer { argv.forEach { free($0) } }
         guard let cfg = cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1) else {

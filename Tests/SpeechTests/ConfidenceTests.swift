@@ -32,6 +32,9 @@ struct ConfidenceTests {
         let texts = ["mute the beacon", "set beacon on Kauppatori", "where am i", "the weather is nice today",
                      "I would like a cup of coffee please"]
         var skipped = 0
+        // Wait for every margin however long it takes: this test compares the decisions, not the time.
+        recognizer.marginBudget = nil
+        defer { recognizer.marginBudget = .milliseconds(35) }
         for text in texts {
             let samples = try RecognizerTests.speech(text)
             recognizer.measuresMarginAlways = true
@@ -45,6 +48,33 @@ struct ConfidenceTests {
         }
         // A clearly spoken command is accepted by the other features alone, so some searches are skipped.
         #expect(skipped > 0, "the N-best search ran for all \(texts.count) utterances")
+    }
+
+    @Test func aMarginSearchPastItsBudgetRejectsAndTheNextUtteranceWaitsForIt() throws {
+        let recognizer = RecognizerTests.recognizer
+        defer { recognizer.marginBudget = .milliseconds(35) }
+        // Sentences whose other features left the decision to the margin in the bench corpus (en-us voice).
+        let texts = ["please close the door", "stop the bus please", "what is the meaning of life", "open the window",
+                     "who is speaking", "it smells like rain"]
+        var needed = 0
+        for text in texts {
+            let samples = try RecognizerTests.speech(text)
+            recognizer.marginBudget = nil
+            let patient = try recognizer.recognize(samples)
+            guard patient.features.nbestMarginMeasured else { continue }
+            needed += 1
+            // No time at all: the lattice search goes on in the background and the decision is made without it.
+            recognizer.marginBudget = .zero
+            let hurried = try recognizer.recognize(samples)
+            #expect(!hurried.features.nbestMarginMeasured, "\(text): \(hurried.features)")
+            #expect(hurried.command == nil, "\(text): accepted \(hurried.text) without its margin")
+            #expect(hurried.rejection?.contains("no time to weigh the rivals") == true, "\(text): \(hurried.rejection ?? "accepted")")
+            // The decoder is the background search's until it ends; the next utterance waits for it, then decodes normally.
+            recognizer.marginBudget = .milliseconds(35)
+            let next = try recognizer.recognize(RecognizerTests.speech("where am i"))
+            #expect(next.command?.intent == "where_am_i", "after \(text): heard \(next.text), \(next.rejection ?? "accepted")")
+        }
+        #expect(needed > 0, "none of the sentences needed the N-best margin")
     }
 
     @Test func theMarginMattersOnlyWithinItsSpanBelowTheThreshold() {
