@@ -91,6 +91,7 @@ enum SpeechBench {
                 "intentOK": r.heard != nil && r.heard?.intent == expected?.intent && r.heard?.slots == expected?.slots,
                 "confidence": r.confidence, "worstWord": f.worstWord, "meanWord": f.meanWord, "speechInFillers": f.speechInFillers,
                 "utterance": f.utterance, "phoneErrorRate": f.phoneErrorRate, "phoneCountRatio": f.phoneCountRatio, "framesPerPhone": f.framesPerPhone,
+                "longestStretch": f.longestStretch, "worstWordPhoneErrors": f.worstWordPhoneErrors,
                 "nbestMargin": f.nbestMargin, "wordCount": f.wordCount, "speechFrames": f.speechFrames,
                 "duration": r.duration, "latencyMs": latencies.last ?? 0,
             ]
@@ -123,11 +124,19 @@ enum SpeechBench {
         // the tuning split (VoiceCorpus.isTuning: voices 0, 2, 4 and the even out-of-grammar sentences); the
         // figures with targets are measured on the held-out split (voices 1, 3, 5, odd sentences), the whole
         // corpus is shown beside them.
+        // SOUNDSCAPE_ASR_SUBSET="variants=0,1;conditions=clean,5 dB;oog=0" measures a part of the corpus (for quick
+        // experiments; the figures are then not comparable with the full bench).
+        let subset = Dictionary(uniqueKeysWithValues: (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_SUBSET"] ?? "")
+            .split(separator: ";").compactMap { part -> (String, [String])? in
+                let kv = part.split(separator: "=", maxSplits: 1)
+                return kv.count == 2 ? (String(kv[0]), kv[1].split(separator: ",").map(String.init)) : nil
+            })
         let conditions: [(String, Double?)] = [("clean", nil), ("20 dB", 20), ("10 dB", 10), ("5 dB", 5)]
+            .filter { subset["conditions"]?.contains($0.0) ?? true }
         var phrasingCount = 0
         for (label, snr) in conditions {
             var all = Tally(), heldOut = Tally()
-            for (index, variant) in VoiceCorpus.variants.enumerated() {
+            for (index, variant) in VoiceCorpus.variants.enumerated() where subset["variants"]?.contains(String(index)) ?? true {
                 let phrasings = corpus.phrasings(seed: UInt64(index + 1))
                 phrasingCount = phrasings.count
                 for p in phrasings {
@@ -161,7 +170,7 @@ enum SpeechBench {
         // Out-of-grammar speech (70 sentences × 3 voices, clean and at 10 dB) and street noise alone.
         var oogTotal = 0, oogRejected = 0, heldOutTotal = 0, heldOutRejected = 0
         var accepted: [String] = []
-        for variant in VoiceCorpus.variants.prefix(3) {
+        for variant in VoiceCorpus.variants.prefix(subset["oog"].flatMap { $0.first.flatMap { Int($0) } } ?? 3) {
             for (n, text) in VoiceCorpus.outOfGrammar.enumerated() {
                 let snr: Double? = n % 2 == 0 ? nil : 10
                 let result = try decode(VoiceCorpus.finish(try corpus.speech(text, variant: variant), noise: noise, snr: snr, rng: &rng))
