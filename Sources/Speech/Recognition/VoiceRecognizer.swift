@@ -31,6 +31,8 @@ public final class VoiceRecognizer {
         public var phoneLoopModel: String?
         public var decoderOptions: [String]
         public var confidence: ConfidenceModel
+        /// Decides when the N-best margin was wanted but its search ran past ``VoiceRecognizer/marginBudget``.
+        public var confidenceWithoutMargin: ConfidenceModel
         /// Street-noise suppression before both decoders (maximum attenuation in dB, negative); nil for none.
         /// −15 dB (speexdsp's default) with a −50 dBFS floor put back: in the bench it raised command accuracy at
         /// 5 dB SNR by about 4 points at the same false rejection and out-of-grammar rejection, and cost nothing clean.
@@ -39,11 +41,14 @@ public final class VoiceRecognizer {
         public init(model: AcousticModel = .debianEnglish,
                     phoneLoopModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us-phone.lm.bin",
                     decoderOptions: [String] = [], confidence: ConfidenceModel = .tuned,
+                    confidenceWithoutMargin: ConfidenceModel? = nil,
                     noiseSuppression: Int32? = Configuration.defaultNoiseSuppression) {
             self.model = model
             self.phoneLoopModel = phoneLoopModel
             self.decoderOptions = decoderOptions
             self.confidence = confidence
+            // A model other than the tuned one brings no fallback of its own: it decides alone (margin 0).
+            self.confidenceWithoutMargin = confidenceWithoutMargin ?? (confidence == .tuned ? .tunedWithoutMargin : confidence)
             self.noiseSuppression = noiseSuppression
         }
 
@@ -181,8 +186,8 @@ public final class VoiceRecognizer {
     /// How long ``finish()`` waits for the N-best margin. PocketSphinx builds the word lattice of a grammar
     /// search in time that grows with the square of its word exits: usually a few milliseconds, but a long
     /// noisy utterance against 150 place names can take a second. When the budget runs out the decision is
-    /// made without the margin (the margin only ever raises the confidence, so that is a rejection) and
-    /// the search finishes in the background; the next utterance waits for it before it starts.
+    /// made without the margin (by ``Configuration/confidenceWithoutMargin``) and the search finishes in the
+    /// background; the next utterance waits for it before it starts.
     /// nil waits as long as it takes (fitting the model).
     public var marginBudget: Duration? = .milliseconds(35)
     /// The background margin search of an utterance that ran past its budget.
@@ -302,9 +307,10 @@ public final class VoiceRecognizer {
             return result
         }
         result.heard = command
-        let confidence = phoneLoop == nil ? 1 : configuration.confidence.confidence(features)
+        let model = marginTimedOut ? configuration.confidenceWithoutMargin : configuration.confidence
+        let confidence = phoneLoop == nil ? 1 : model.confidence(features)
         result.confidence = confidence
-        if confidence < configuration.confidence.threshold {
+        if confidence < model.threshold {
             result.rejection = "low confidence (\(String(format: "%.2f", confidence))\(marginTimedOut ? ", no time to weigh the rivals" : ""))"
             return result
         }
