@@ -5,7 +5,7 @@
   L2=0.01 scripts/fit-confidence.py /tmp/asr.jsonl worstWord,meanWord,speechInFillers,utterance,phoneErrorRate,phoneCountRatio,framesPerPhone,logMargin 0.5
 
 Fits a logistic regression on the TUNING split only (VoiceCorpus.isTuning: in-grammar voices 0, 2, 4; even
-out-of-grammar sentences), positives = clean commands recognized word for word, negatives = out-of-grammar
+out-of-grammar sentences), positives = commands recognized word for word (every condition), negatives = out-of-grammar
 sentences the grammar turned into a command. The threshold rejects at most the given percentage (last
 argument) of the tuning split's clean commands. Prints the figures on the tuning split, the held-out split
 and both, and the coefficients for Swift (add -z-threshold to the bias to keep the threshold at 0.5).
