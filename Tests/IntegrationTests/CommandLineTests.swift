@@ -147,7 +147,7 @@ struct CommandLineTests {
         try TestServices.require()
         let walk = TestServices.packageRoot.appendingPathComponent("Walks/helsinki-centre.gpx").path
         let result = try Soundscape.run(["run", "--db", Soundscape.helsinkiDatabase, "--quiet", "--gpsd", "127.0.0.1:1",
-                                         "--walk", walk, "--speed", "200", "--exit-at-end-of-walk"],
+                                         "--walk", walk, "--speed", "100", "--exit-at-end-of-walk"],
                                         stdin: "help\n")
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n").map(String.init)
