@@ -1,5 +1,6 @@
 import Foundation
 import ProcessTestSupport
+import Testing
 
 /// `soundscape run` started as a user starts it, with a scratch user database, settings file and runtime folder
 /// of its own, so that nothing a test does reaches the real ones.
@@ -29,6 +30,14 @@ struct SoundscapeRun {
             let added = String(now.dropFirst(before.count))
             return text.map { added.contains($0) } ?? added.contains("\n")
         }
+    }
+
+    /// Types "quit" and checks that the program ends with status 0 within `timeout` seconds and printed no sign of a crash.
+    func quitsCleanly(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) async {
+        child.type("quit")
+        let end = await child.wait(timeout: timeout)
+        #expect(end.exitCode == 0, "\(end): \(child.stdout)\(child.stderr)", sourceLocation: sourceLocation)
+        #expect(Self.crashSigns(child.stdout + child.stderr).isEmpty, "\(child.stderr)", sourceLocation: sourceLocation)
     }
 
     /// Output that says something crashed: a Swift runtime trap, a signal, a backtrace.
