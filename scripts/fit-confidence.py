@@ -62,5 +62,5 @@ def report(split):
     return out
 print('feats',FEATS); print('weights',dict(zip(FEATS,np.round(wts,4))),'bias',round(bias,4),'z-threshold',round(thr,4))
 print('tuning  ',report(tuning)); print('heldout ',report(lambda r: not tuning(r))); print('all     ',report(lambda r: True))
-names={'worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','longestStretch':'longestStretchWeight','worstWordPhoneErrors':'worstWordPhoneErrorsWeight','logMargin':'nbestMarginWeight(log1p)'}
+names={'worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','logMargin':'nbestMarginWeight(log1p)'}
 print('swift: bias: %.6g, '%bias + ', '.join('%s: %.6g'%(names.get(f,f),w) for f,w in zip(FEATS,wts)) + ', z-threshold %.6g'%thr)

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import App
 import MapData
 
 /// Map figures for `soundscape bench`: import time and peak memory of `soundscape import` on the
@@ -36,12 +37,12 @@ func runMapBench(pbf: String, workDir: String, importRuns: Int = 3, queryPoints:
 
     // Query latency at random points inside the extract's bounding box.
     let bbox = view.metadata.bbox ?? [60.1641551, 24.9351766, 60.1791074, 24.9534132]
-    var random = SplitMix(seed: 0x5EED_0F_A9)
+    var random = SplitMix64(seed: 0x5EED_0F_A9)
     let points = (0..<queryPoints).map { _ in
-        Coordinate(latitude: bbox[0] + random.nextUniform() * (bbox[2] - bbox[0]),
-                   longitude: bbox[1] + random.nextUniform() * (bbox[3] - bbox[1]))
+        Coordinate(latitude: bbox[0] + random.uniform() * (bbox[2] - bbox[0]),
+                   longitude: bbox[1] + random.uniform() * (bbox[3] - bbox[1]))
     }
-    let headings = (0..<queryPoints).map { _ in random.nextUniform() * 360 }
+    let headings = (0..<queryPoints).map { _ in random.uniform() * 360 }
     // Warm the page cache and statement caches first.
     for p in points.prefix(200) {
         _ = try view.nearestPerQuadrant(around: p, heading: 0, radius: 200)

@@ -262,7 +262,6 @@ public final class VoiceRecognizer {
             try decoder.process(rest[...])
             try phoneLoop?.process(rest[...])
         }
-        settlePendingMargin()
         let hypothesis = try decoder.end()
         let words = decoder.segments()
         var phones: [DecodedSegment] = []

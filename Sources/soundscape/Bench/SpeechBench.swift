@@ -91,7 +91,6 @@ enum SpeechBench {
                 "intentOK": r.heard != nil && r.heard?.intent == expected?.intent && r.heard?.slots == expected?.slots,
                 "confidence": r.confidence, "worstWord": f.worstWord, "meanWord": f.meanWord, "speechInFillers": f.speechInFillers,
                 "utterance": f.utterance, "phoneErrorRate": f.phoneErrorRate, "phoneCountRatio": f.phoneCountRatio, "framesPerPhone": f.framesPerPhone,
-                "longestStretch": f.longestStretch, "worstWordPhoneErrors": f.worstWordPhoneErrors,
                 "nbestMargin": f.nbestMargin, "wordCount": f.wordCount, "speechFrames": f.speechFrames,
                 "duration": r.duration, "latencyMs": latencies.last ?? 0,
             ]
@@ -275,24 +274,6 @@ enum SpeechBench {
               sh(["dpkg-deb", "-x", deb, "x"]) else { printError("bench: could not fetch \(package)"); return }
         try? FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try? FileManager.default.copyItem(atPath: work.appendingPathComponent("x/\(member)").path, toPath: destination)
-    }
-}
-
-/// A small deterministic random generator (SplitMix64), so every bench run uses the same noise and query points.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func nextUniform() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func nextGaussian() -> Double {
-        let u1 = max(nextUniform(), 1e-12), u2 = nextUniform()
-        return (-2 * log(u1)).squareRoot() * cos(2 * .pi * u2)
     }
 }
 
