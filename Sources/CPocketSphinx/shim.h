@@ -2,3 +2,5 @@
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
 #include <sphinxbase/cmd_ln.h>
+#include <sphinxbase/ngram_model.h>
+#include <sphinxbase/logmath.h>

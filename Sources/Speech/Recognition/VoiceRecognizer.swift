@@ -21,9 +21,9 @@ public struct VoiceResult: Sendable, Equatable {
 }
 
 /// The command recognizer: one long-lived grammar decoder (its live cepstral mean adapts to the stream),
-/// a phone-loop decoder fed the same audio for the confidence measure, the grammar with its dynamic
-/// slots, and pronunciations for words the dictionary lacks. Live input and `soundscape listen` use it
-/// alike. Not thread-safe: use from one thread or task at a time.
+/// a phone-loop decoder and an everyday-words decoder (``EverydayWords``) fed the same audio for the
+/// confidence measure, the grammar with its dynamic slots, and pronunciations for words the dictionary
+/// lacks. Live input and `soundscape listen` use it alike. Not thread-safe: use from one thread or task at a time.
 public final class VoiceRecognizer {
     public struct Configuration: Sendable {
         public var model: AcousticModel
@@ -37,12 +37,19 @@ public final class VoiceRecognizer {
         /// −15 dB (speexdsp's default) with a −50 dBFS floor put back: in the bench it raised command accuracy at
         /// 5 dB SNR by about 4 points at the same false rejection and out-of-grammar rejection, and cost nothing clean.
         public var noiseSuppression: Int32?
+        /// Large-vocabulary language model whose commonest words form the everyday-speech loop decoded beside
+        /// the grammar (``EverydayWords``, ``ConfidenceFeatures/everydayMargin``); nil for none.
+        public var everydayLanguageModel: String?
+        /// How many of its words the loop has (0 for no loop).
+        public var everydayWords: Int
 
         public init(model: AcousticModel = .debianEnglish,
                     phoneLoopModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us-phone.lm.bin",
                     decoderOptions: [String] = [], confidence: ConfidenceModel = .tuned,
                     confidenceWithoutMargin: ConfidenceModel? = nil,
-                    noiseSuppression: Int32? = Configuration.defaultNoiseSuppression) {
+                    noiseSuppression: Int32? = Configuration.defaultNoiseSuppression,
+                    everydayLanguageModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin",
+                    everydayWords: Int = Configuration.defaultEverydayWords) {
             self.model = model
             self.phoneLoopModel = phoneLoopModel
             self.decoderOptions = decoderOptions
@@ -50,6 +57,14 @@ public final class VoiceRecognizer {
             // A model other than the tuned one brings no fallback of its own: it decides alone (margin 0).
             self.confidenceWithoutMargin = confidenceWithoutMargin ?? (confidence == .tuned ? .tunedWithoutMargin : confidence)
             self.noiseSuppression = noiseSuppression
+            self.everydayLanguageModel = everydayLanguageModel
+            self.everydayWords = everydayWords
+        }
+
+        /// 400, or what `SOUNDSCAPE_ASR_EVERYDAY` says ("off" or a number of words), for comparisons in the bench.
+        public static var defaultEverydayWords: Int {
+            if let v = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_EVERYDAY"] { return v == "off" ? 0 : Int(v) ?? 400 }
+            return 400
         }
 
         /// −15 dB, or what `SOUNDSCAPE_ASR_DENOISE` says ("off", or a level such as "-8"), for comparisons in the bench.
@@ -69,6 +84,9 @@ public final class VoiceRecognizer {
     private var generation = 0
     private var samplesThisUtterance = 0
     private var bigrams: PhoneBigrams?
+    /// The everyday-speech loop's words and its decoder; nil when off.
+    public let everyday: EverydayWords?
+    let everydayLoop: PocketSphinxDecoder?
     /// Words given pronunciations by the pronouncer (word → CMU phones), for diagnostics and tests.
     public private(set) var generatedPronunciations: [String: [String]] = [:]
 
@@ -84,6 +102,19 @@ public final class VoiceRecognizer {
         decoder = try PocketSphinxDecoder(model: configuration.model,
                                           options: ["-beam", "1e-60", "-wbeam", "1e-40", "-pbeam", "1e-60"] + configuration.decoderOptions)
         for e in extraWords { try decoder.addWord(e.word, phones: e.phones, update: false) }
+        if let lm = configuration.everydayLanguageModel, configuration.everydayWords > 0, FileManager.default.fileExists(atPath: lm) {
+            // Narrow beams: only the loop's best score is wanted, and 400 words searched as widely as the
+            // grammar made the three decoders run at 2.5 × real time instead of 5 (`make bench`).
+            let loop = try PocketSphinxDecoder(model: configuration.model,
+                                               options: configuration.decoderOptions + ["-beam", "1e-20", "-wbeam", "1e-15", "-pbeam", "1e-20"])
+            let words = try EverydayWords.load(languageModel: lm, count: configuration.everydayWords) { loop.knows($0) }
+            try loop.useGrammar(jsgf: words.jsgf(), name: "everyday")
+            everyday = words
+            everydayLoop = loop
+        } else {
+            everyday = nil
+            everydayLoop = nil
+        }
         if let lm = configuration.phoneLoopModel, FileManager.default.fileExists(atPath: lm) {
             let loop = try PocketSphinxDecoder(model: configuration.model, options: ["-allphone_ci", "yes"])
             try loop.usePhoneLoop(languageModel: lm)
@@ -240,6 +271,7 @@ public final class VoiceRecognizer {
         samplesThisUtterance = 0
         try decoder.begin()
         try phoneLoop?.begin()
+        try everydayLoop?.begin()
     }
 
     /// Feeds 16 kHz mono samples as they arrive.
@@ -250,9 +282,11 @@ public final class VoiceRecognizer {
             guard !clean.isEmpty else { return }
             try decoder.process(clean[...])
             try phoneLoop?.process(clean[...])
+            try everydayLoop?.process(clean[...])
         } else {
             try decoder.process(chunk)
             try phoneLoop?.process(chunk)
+            try everydayLoop?.process(chunk)
         }
     }
 
@@ -261,6 +295,7 @@ public final class VoiceRecognizer {
         if let rest = suppressor?.flush(), !rest.isEmpty {
             try decoder.process(rest[...])
             try phoneLoop?.process(rest[...])
+            try everydayLoop?.process(rest[...])
         }
         let hypothesis = try decoder.end()
         let words = decoder.segments()
@@ -272,6 +307,12 @@ public final class VoiceRecognizer {
         let decoder = self.decoder
         var features = ConfidenceFeatures(words: words, phones: phones, frames: hypothesis.frames) { word in
             (decoder.phones(of: word) ?? "").split(separator: " ").map(String.init)
+        }
+        if let everydayLoop {
+            let everyday = try everydayLoop.end()
+            if hypothesis.frames > 0, !hypothesis.text.isEmpty, !everyday.text.isEmpty {
+                features.everydayMargin = Double(hypothesis.score - everyday.score) * ConfidenceFeatures.logBase / Double(hypothesis.frames)
+            }
         }
         let parser = self.parser
         @Sendable func meaning(_ text: String) -> String {
