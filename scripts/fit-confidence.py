@@ -2,12 +2,12 @@
 """Fits the voice-command rejection model (Sources/Speech/Recognition/Confidence.swift, ConfidenceModel.tuned).
 
   SOUNDSCAPE_ASR_DUMP=/tmp/asr.jsonl soundscape bench --only speech
-  L2=0.01 scripts/fit-confidence.py /tmp/asr.jsonl worstWord,meanWord,speechInFillers,utterance,phoneErrorRate,phoneCountRatio,framesPerPhone,logMargin 0.5
+  scripts/fit-confidence.py /tmp/asr.jsonl worstWord,meanWord,speechInFillers,utterance,phoneErrorRate,phoneCountRatio,framesPerPhone,everydayMargin,logMargin 2
 
 Fits a logistic regression on the TUNING split only (VoiceCorpus.isTuning: in-grammar voices 0, 2, 4; even
 out-of-grammar sentences), positives = commands recognized word for word (every condition), negatives = out-of-grammar
 sentences the grammar turned into a command. The threshold rejects at most the given percentage (last
-argument) of the tuning split's clean commands. Prints the figures on the tuning split, the held-out split
+argument) of the tuning split's clean commands, misheard ones included. Prints the figures on the tuning split, the held-out split
 and both, and the coefficients for Swift (add -z-threshold to the bias to keep the threshold at 0.5).
 """
 import json, sys, numpy as np
@@ -41,13 +41,13 @@ w=np.r_[np.ones(len(pos))/len(pos),np.ones(len(neg))/len(neg)]*len(y)
 import os
 wts,bias=fit(X,y,w,l2=float(os.environ.get("L2","1e-3")))
 def z(r): return bias+np.dot(wts,feat(r))
-# threshold: on tuning split, clean in-grammar: total rejections (incl. unparsed) <= target
-target=float(sys.argv[3]) if len(sys.argv)>3 else 1.6
+# threshold: the largest z (in steps of 0.01) at which at most TARGET % of the tuning split's clean commands are
+# rejected, counting those the grammar misheard or matched to nothing.
+target=float(sys.argv[3]) if len(sys.argv)>3 else 2
 clean_t=[r for r in rows if r['kind']=='in' and r['condition']=='clean' and tuning(r)]
-zs=sorted(z(r) for r in clean_t if r['parsed'] and r['correct'])
-unparsed=sum(1 for r in clean_t if not r['parsed'])
-allowed=int(target/100*len(clean_t))-unparsed
-thr=zs[max(allowed,0)] - 1e-9 if allowed>=0 else zs[0]
+thr=-5.0
+for t in np.arange(-5,2,0.01):
+    if sum(1 for r in clean_t if not r['parsed'] or z(r)<t)<=target/100*len(clean_t): thr=t
 def report(split):
     sel=[r for r in rows if split(r)]
     out={}
@@ -62,5 +62,5 @@ def report(split):
     return out
 print('feats',FEATS); print('weights',dict(zip(FEATS,np.round(wts,4))),'bias',round(bias,4),'z-threshold',round(thr,4))
 print('tuning  ',report(tuning)); print('heldout ',report(lambda r: not tuning(r))); print('all     ',report(lambda r: True))
-names={'worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','logMargin':'nbestMarginWeight(log1p)'}
+names={'everydayMargin':'everydayMarginWeight','worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','logMargin':'nbestMarginWeight(log1p)'}
 print('swift: bias: %.6g, '%bias + ', '.join('%s: %.6g'%(names.get(f,f),w) for f,w in zip(FEATS,wts)) + ', z-threshold %.6g'%thr)

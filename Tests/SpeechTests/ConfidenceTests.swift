@@ -99,6 +99,16 @@ struct ConfidenceTests {
         #expect(!ConfidenceModel(bias: -5, meanWordWeight: 100).marginCanChange(f))   // no margin weight
     }
 
+    @Test func speechTheEverydayLoopFitsBetterLowersTheConfidence() {
+        let model = ConfidenceModel(bias: 1, everydayMarginWeight: 1000)
+        var f = ConfidenceFeatures(worstWord: 0, meanWord: 0, speechInFillers: 0, wordCount: 1, speechFrames: 50)
+        f.everydayMargin = 0.001    // the grammar path fits better: z = 2
+        #expect(abs(model.z(f) - 2) < 1e-12)
+        f.everydayMargin = -0.002   // the everyday loop fits better: z = −1, rejected
+        #expect(abs(model.z(f) + 1) < 1e-12)
+        #expect(model.confidence(f) < model.threshold)
+    }
+
     @Test func confidenceIsTheLogisticOfTheWeightedFeatures() {
         // The N-best margin enters as log(1 + margin).
         let model = ConfidenceModel(bias: 1, meanWordWeight: 100, nbestMarginWeight: 1 / log(3), threshold: 0.5)
