@@ -279,24 +279,22 @@ public final class VoiceRecognizer {
         samplesThisUtterance += chunk.count
         if let suppressor {
             let clean = suppressor.process(chunk)
-            guard !clean.isEmpty else { return }
-            try decoder.process(clean[...])
-            try phoneLoop?.process(clean[...])
-            try everydayLoop?.process(clean[...])
+            if !clean.isEmpty { try feedDecoders(clean[...]) }
         } else {
-            try decoder.process(chunk)
-            try phoneLoop?.process(chunk)
-            try everydayLoop?.process(chunk)
+            try feedDecoders(chunk)
         }
+    }
+
+    /// The same audio to the grammar decoder and the two it is compared with.
+    private func feedDecoders(_ samples: ArraySlice<Int16>) throws {
+        try decoder.process(samples)
+        try phoneLoop?.process(samples)
+        try everydayLoop?.process(samples)
     }
 
     /// Ends the utterance and decides.
     public func finish() throws -> VoiceResult {
-        if let rest = suppressor?.flush(), !rest.isEmpty {
-            try decoder.process(rest[...])
-            try phoneLoop?.process(rest[...])
-            try everydayLoop?.process(rest[...])
-        }
+        if let rest = suppressor?.flush(), !rest.isEmpty { try feedDecoders(rest[...]) }
         let hypothesis = try decoder.end()
         let words = decoder.segments()
         var phones: [DecodedSegment] = []
