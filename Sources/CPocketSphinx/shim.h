@@ -4,3 +4,4 @@
 #include <sphinxbase/cmd_ln.h>
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/logmath.h>
+#include <sphinxbase/fsg_model.h>

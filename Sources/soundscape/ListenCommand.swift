@@ -53,6 +53,13 @@ struct ListenCommand: AsyncParsableCommand {
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
         }
         let result = try recognizer.recognize(samples)
+        if global.verbose {
+            // What the rejection was decided on, for whoever tunes it.
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let features = (try? encoder.encode(result.features)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+            FileHandle.standardError.write(Data("features: \(features)\neveryday loop heard: \"\(result.everydayText)\"\n".utf8))
+        }
         if json {
             printReply(Self.json(result))   // straight to the output, before any answer
         } else if let command = result.command {

@@ -22,13 +22,34 @@ struct EverydayWordsTests {
         #expect(total > 0.4 && total < 1, "the 300 commonest words cover \(total) of running English")
     }
 
-    @Test func theLoopGrammarHasPlainDecimalWeights() {
+    @Test func theLoopGrammarEndsEveryWordInTheFinalStateWithPlainDecimalWeights() throws {
         let words = EverydayWords(entries: [.init(word: "the", probability: 0.04), .init(word: "walrus", probability: 2.5e-9)])
-        let jsgf = words.jsgf()
-        #expect(jsgf.contains("(<word>)+"))
-        #expect(jsgf.contains("/0.04/ the"))
-        #expect(jsgf.contains("/0.0000000025/ walrus"), "\(jsgf)")
-        #expect(!jsgf.contains("e-"))
+        let fsg = words.fsg()
+        let lines = fsg.split(separator: "\n").map(String.init)
+        #expect(lines.contains("START_STATE 0") && lines.contains("FINAL_STATE 1"))
+        #expect(lines.contains("TRANSITION 0 1 0.04 the"))
+        #expect(lines.contains("TRANSITION 0 1 0.0000000025 walrus"), "\(fsg)")
+        // Back for the next word by a null transition; no word ends anywhere but in the final state.
+        #expect(lines.contains("TRANSITION 1 0 1.0"))
+        #expect(lines.filter { $0.hasPrefix("TRANSITION") && !$0.hasPrefix("TRANSITION 0 1 ") }.count == 1)
+        #expect(!fsg.contains("e-"))
+        // PocketSphinx takes it; a damaged one is refused with the grammar's name.
+        let decoder = try PocketSphinxDecoder(model: .debianEnglish)
+        try decoder.useGrammar(fsg: fsg, name: "everyday")
+        #expect {
+            try decoder.useGrammar(fsg: "FSG_BEGIN broken\nNUM_STATES 2\nTRANSITION 0 7 0.5 the\n", name: "broken")
+        } throws: { ($0 as? RecognitionError)?.message.contains("\"broken\"") == true }
+    }
+
+    /// Every utterance gets a complete path through the loop, so a margin: the first utterance of a fresh
+    /// recognizer (its noise suppressor still cold, as in `soundscape listen`) and the ones after it.
+    @Test func theLoopHearsSomethingInEveryUtterance() throws {
+        let recognizer = try VoiceRecognizer(grammar: ShippedGrammar.load())
+        for text in ["the weather is nice today", "where am i", "excuse me sir", "mute beacon", "who is speaking", "play some jazz"] {
+            let result = try recognizer.recognize(RecognizerTests.speech(text, voice: "en", rate: 175))
+            #expect(!result.everydayText.isEmpty, "\(text): the loop heard nothing")
+            #expect(result.text.isEmpty || result.features.everydayMargin != 0, "\(text): no margin, heard \"\(result.text)\"")
+        }
     }
 
     @Test func aMissingLanguageModelIsNamed() {

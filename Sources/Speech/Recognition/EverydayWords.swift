@@ -51,16 +51,27 @@ public struct EverydayWords: Sendable, Equatable {
         return EverydayWords(entries: entries)
     }
 
-    /// The loop as a JSGF grammar: one or more of the words, each weighed by its probability.
-    public func jsgf() -> String {
-        func weight(_ p: Double) -> String {
-            // PocketSphinx reads weights as plain decimals (no exponent); six significant digits.
-            let p = max(p, 1e-30)
-            var d = String(format: "%.*f", max(0, 6 - Int(log10(p).rounded(.down))), p)
-            while d.hasSuffix("0") { d.removeLast() }
-            return "/" + d + "/"
-        }
-        return "#JSGF V1.0;\ngrammar everyday;\npublic <everyday> = (<word>)+;\n<word> = "
-            + entries.map { "\(weight($0.probability)) \($0.word)" }.joined(separator: " | ") + ";\n"
+    /// The loop as a PocketSphinx FSG: every word leads from the start state 0 to the final state 1, weighed
+    /// by its probability, and a null transition leads back for the next word. Every word's end is thus the
+    /// end of a complete path. (Written in JSGF, `(<word>)+`, the words end in an inner state that reaches the
+    /// final one only by a null transition, which the search takes at the start of the next frame: after the
+    /// last frame there is none, and with the loop's narrow beams a quarter of the utterances ended without a
+    /// complete path, and so without a score.)
+    public func fsg(name: String = "everyday") -> String {
+        var lines = ["FSG_BEGIN \(name)", "NUM_STATES 2", "START_STATE 0", "FINAL_STATE 1"]
+        lines.reserveCapacity(entries.count + 6)
+        for e in entries { lines.append("TRANSITION 0 1 \(Self.decimal(e.probability)) \(e.word)") }
+        lines.append("TRANSITION 1 0 1.0")
+        lines.append("FSG_END")
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A probability as a plain decimal with six significant digits (no exponent, which not every
+    /// PocketSphinx reader takes).
+    static func decimal(_ p: Double) -> String {
+        let p = max(p, 1e-30)
+        var d = String(format: "%.*f", max(0, 6 - Int(log10(p).rounded(.down))), p)
+        while d.hasSuffix("0") { d.removeLast() }
+        return d
     }
 }

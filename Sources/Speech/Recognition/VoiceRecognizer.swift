@@ -14,6 +14,8 @@ public struct VoiceResult: Sendable, Equatable {
     /// Why it was rejected, when it was.
     public var rejection: String?
     public var features: ConfidenceFeatures
+    /// What the everyday-words loop heard in the same audio (for diagnosis; empty without the loop).
+    public var everydayText: String = ""
     /// Audio length in seconds.
     public var duration: Double
 
@@ -108,7 +110,7 @@ public final class VoiceRecognizer {
             let loop = try PocketSphinxDecoder(model: configuration.model,
                                                options: configuration.decoderOptions + ["-beam", "1e-20", "-wbeam", "1e-15", "-pbeam", "1e-20"])
             let words = try EverydayWords.load(languageModel: lm, count: configuration.everydayWords) { loop.knows($0) }
-            try loop.useGrammar(jsgf: words.jsgf(), name: "everyday")
+            try loop.useGrammar(fsg: words.fsg(), name: "everyday")
             everyday = words
             everydayLoop = loop
         } else {
@@ -306,8 +308,10 @@ public final class VoiceRecognizer {
         var features = ConfidenceFeatures(words: words, phones: phones, frames: hypothesis.frames) { word in
             (decoder.phones(of: word) ?? "").split(separator: " ").map(String.init)
         }
+        var everydayText = ""
         if let everydayLoop {
             let everyday = try everydayLoop.end()
+            everydayText = everyday.text
             if hypothesis.frames > 0, !hypothesis.text.isEmpty, !everyday.text.isEmpty {
                 features.everydayMargin = Double(hypothesis.score - everyday.score) * ConfidenceFeatures.logBase / Double(hypothesis.frames)
             }
@@ -339,6 +343,7 @@ public final class VoiceRecognizer {
         }
         let duration = Double(samplesThisUtterance) / Double(PocketSphinxDecoder.sampleRate)
         var result = VoiceResult(text: text, command: nil, heard: nil, confidence: 0, rejection: nil, features: features, duration: duration)
+        result.everydayText = everydayText
         guard !text.isEmpty else { result.rejection = "nothing heard"; return result }
         guard let command = heard else {
             result.rejection = "the words match no command"
