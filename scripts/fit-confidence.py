@@ -9,6 +9,14 @@ out-of-grammar sentences), positives = commands recognized word for word (every 
 sentences the grammar turned into a command. The threshold rejects at most the given percentage (last
 argument) of the tuning split's clean commands, misheard ones included. Prints the figures on the tuning split, the held-out split
 and both, and the coefficients for Swift (add -z-threshold to the bias to keep the threshold at 0.5).
+
+  BUDGET=35 scripts/fit-confidence.py /tmp/asr.jsonl FEATURES,logMargin 2
+
+With BUDGET (milliseconds, VoiceRecognizer.marginBudget) the features must end with logMargin: it fits the model
+with the N-best margin and the fallback without it (ConfidenceModel.tunedWithoutMargin), and chooses their two
+thresholds together, as the recognizer uses them: an utterance whose margin could change the decision and whose
+dumped latency (margin always measured) is over the budget is decided by the fallback. The pair is the one that
+rejects the most tuning out-of-grammar sentences while rejecting at most TARGET % of the tuning clean commands.
 """
 import json, sys, numpy as np
 rows=[json.loads(l) for l in open(sys.argv[1])]
@@ -64,3 +72,43 @@ print('feats',FEATS); print('weights',dict(zip(FEATS,np.round(wts,4))),'bias',ro
 print('tuning  ',report(tuning)); print('heldout ',report(lambda r: not tuning(r))); print('all     ',report(lambda r: True))
 names={'everydayMargin':'everydayMarginWeight','worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','logMargin':'nbestMarginWeight(log1p)'}
 print('swift: bias: %.6g, '%bias + ', '.join('%s: %.6g'%(names.get(f,f),w) for f,w in zip(FEATS,wts)) + ', z-threshold %.6g'%thr)
+
+if os.environ.get("BUDGET"):
+    assert FEATS[-1]=='logMargin', 'with BUDGET the last feature must be logMargin'
+    budget=float(os.environ["BUDGET"]); CAP=60.0
+    def featc(r, F):
+        return [np.log1p(min(max(r['nbestMargin'],0),CAP)) if f=='logMargin' else (r[f] if f in r else feat(r)[FEATS.index(f)]) for f in F]
+    base=FEATS[:-1]
+    def fitF(F):
+        X=np.array([featc(r,F) for r in pos+neg]); return fit(X,y,w,l2=float(os.environ.get("L2","1e-3")))
+    A=fitF(FEATS); B=fitF(base)
+    span=abs(A[0][-1])*np.log1p(CAP)
+    for r in rows:
+        r['_zA']=A[1]+np.dot(A[0],featc(r,FEATS)); r['_z0']=r['_zA']-A[0][-1]*featc(r,FEATS)[-1]
+        r['_zB']=B[1]+np.dot(B[0],featc(r,base))
+    def accepted(r,tA,tB):
+        if not r['parsed']: return False
+        canChange = r['_z0']<tA<=r['_z0']+span if A[0][-1]>0 else r['_z0']-span<tA<=r['_z0']
+        if canChange and r['latencyMs']>budget: return r['_zB']>=tB
+        return r['_zA']>=tA
+    oog_t=[r for r in rows if r['kind']=='oog' and tuning(r)]
+    # Many pairs tie on the few tuning sentences: take the middle of the tied ones (in rank order) rather than an edge.
+    grid=np.arange(-5,3,0.05); found=[]
+    for tA in grid:
+        for tB in grid:
+            if sum(1 for r in clean_t if not accepted(r,tA,tB))>target/100*len(clean_t): continue
+            found.append((sum(1 for r in oog_t if not accepted(r,tA,tB)),tA,tB))
+    top=max(f[0] for f in found); tied=[f for f in found if f[0]==top]
+    _,tA,tB=tied[len(tied)//2]
+    print('%d threshold pairs tie; tA %.2f…%.2f, tB %.2f…%.2f'%(len(tied),min(f[1] for f in tied),max(f[1] for f in tied),min(f[2] for f in tied),max(f[2] for f in tied)))
+    def report2(split):
+        sel=[r for r in rows if split(r)]; out={}
+        for c in ['clean','20 dB','10 dB','5 dB']:
+            s=[r for r in sel if r['kind']=='in' and r['condition']==c]
+            if s: out[c]=(round(100*sum(1 for r in s if r['correct'] and accepted(r,tA,tB))/len(s),1),round(100*sum(1 for r in s if not accepted(r,tA,tB))/len(s),2))
+        o=[r for r in sel if r['kind']=='oog']; out['oogrej']=round(100*sum(1 for r in o if not accepted(r,tA,tB))/max(len(o),1),1)
+        return out
+    print('joint, budget %g ms: thresholds with margin %.2f, without %.2f'%(budget,tA,tB))
+    print('tuning  ',report2(tuning)); print('heldout ',report2(lambda r: not tuning(r))); print('all     ',report2(lambda r: True))
+    for name,(wts2,bias2),F,t in [('tuned',A,FEATS,tA),('tunedWithoutMargin',B,base,tB)]:
+        print('swift %s: bias: %.6g, '%(name,bias2-t) + ', '.join('%s: %.6g'%(names.get(f,f),x) for f,x in zip(F,wts2)))

@@ -25,11 +25,19 @@ struct SoundscapeRun {
     func ask(_ command: String, expecting text: String? = nil, timeout: Double = 20) async -> Bool {
         let before = child.stdout
         child.type(command)
-        return await child.waitForOutput(timeout: timeout) { now in
+        let answered = await child.waitForOutput(timeout: timeout) { now in
             guard now.count > before.count else { return false }
             let added = String(now.dropFirst(before.count))
             return text.map { added.contains($0) } ?? added.contains("\n")
         }
+        if !answered {
+            // For the log of a failed run: what the program had said, and whether it was still running.
+            print("""
+                \(command) → no \(text.map { "\"\($0)\"" } ?? "new line") within \(timeout) s (running: \(child.isRunning)); \
+                output since: \(child.stdout.dropFirst(before.count).suffix(3000)); standard error: \(child.stderr.suffix(2000))
+                """)
+        }
+        return answered
     }
 
     /// Types "quit" and checks that the program ends with status 0 within `timeout` seconds and printed no sign of a crash.
