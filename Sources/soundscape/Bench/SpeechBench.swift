@@ -166,12 +166,14 @@ enum SpeechBench {
         }
         printError("bench: \(phrasingCount) phrasings per variant; first misrecognitions:\n  " + mistakes.prefix(25).joined(separator: "\n  "))
 
-        // Out-of-grammar speech (70 sentences × 3 voices, clean and at 10 dB) and street noise alone.
+        // Out-of-grammar speech (every sentence × 3 voices, clean or at 10 dB) and street noise alone. The condition
+        // alternates with sentence and voice together, so that both splits (even and odd sentences) have both: with
+        // the sentence alone, the tuning split was all clean and the held-out split all at 10 dB.
         var oogTotal = 0, oogRejected = 0, heldOutTotal = 0, heldOutRejected = 0
         var accepted: [String] = []
-        for variant in VoiceCorpus.variants.prefix(subset["oog"].flatMap { $0.first.flatMap { Int($0) } } ?? 3) {
+        for (v, variant) in VoiceCorpus.variants.prefix(subset["oog"].flatMap { $0.first.flatMap { Int($0) } } ?? 3).enumerated() {
             for (n, text) in VoiceCorpus.outOfGrammar.enumerated() {
-                let snr: Double? = n % 2 == 0 ? nil : 10
+                let snr: Double? = (n + v) % 2 == 0 ? nil : 10
                 let result = try decode(VoiceCorpus.finish(try corpus.speech(text, variant: variant), noise: noise, snr: snr, rng: &rng))
                 oogTotal += 1
                 if !VoiceCorpus.isTuning(outOfGrammar: n) {
