@@ -2,7 +2,7 @@
 """Fits the voice-command rejection model (Sources/Speech/Recognition/Confidence.swift, ConfidenceModel.tuned).
 
   SOUNDSCAPE_ASR_DUMP=/tmp/asr.jsonl soundscape bench --only speech
-  scripts/fit-confidence.py /tmp/asr.jsonl worstWord,meanWord,speechInFillers,utterance,phoneErrorRate,phoneCountRatio,framesPerPhone,everydayMargin,logMargin 2
+  scripts/fit-confidence.py /tmp/asr.jsonl worstWord,meanWord,speechInFillers,utterance,phoneErrorRate,phoneCountRatio,framesPerPhone,everydayEvidence,logMargin 2
 
 Fits a logistic regression on the TUNING split only (VoiceCorpus.isTuning: in-grammar voices 0, 2, 4; even
 out-of-grammar sentences), positives = commands recognized word for word (every condition), negatives = out-of-grammar
@@ -70,7 +70,7 @@ def report(split):
     return out
 print('feats',FEATS); print('weights',dict(zip(FEATS,np.round(wts,4))),'bias',round(bias,4),'z-threshold',round(thr,4))
 print('tuning  ',report(tuning)); print('heldout ',report(lambda r: not tuning(r))); print('all     ',report(lambda r: True))
-names={'everydayMargin':'everydayMarginWeight','worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','logMargin':'nbestMarginWeight(log1p)'}
+names={'everydayMargin':'everydayMarginWeight','everydayEvidence':'everydayEvidenceWeight','worstWord':'worstWordWeight','meanWord':'meanWordWeight','utterance':'utteranceWeight','speechInFillers':'speechInFillersWeight','phoneErrorRate':'phoneErrorRateWeight','phoneCountRatio':'phoneCountRatioWeight','framesPerPhone':'framesPerPhoneWeight','logMargin':'nbestMarginWeight(log1p)'}
 print('swift: bias: %.6g, '%bias + ', '.join('%s: %.6g'%(names.get(f,f),w) for f,w in zip(FEATS,wts)) + ', z-threshold %.6g'%thr)
 
 if os.environ.get("BUDGET"):

@@ -95,6 +95,10 @@ public struct VoiceCorpus {
         "i need a coffee first", "the church bells are ringing", "did you see that", "the window is open",
         "how much is a single ticket", "the children are singing", "it is starting to rain", "my watch has stopped",
         "we are going to the sauna", "the lake is beautiful", "the paint is still wet",
+        // Added in session 6: short remarks, which a walker says to people around far more often than long
+        // sentences, and which carry the least evidence against the grammar.
+        "thank you", "okay", "yes", "no", "hello", "excuse me", "sorry", "no thanks", "good morning", "wait",
+        "really", "hi there", "goodbye", "maybe", "of course", "all right", "see you", "cheers", "nice one", "oh no",
     ]
 
     public let grammar: CommandGrammar
