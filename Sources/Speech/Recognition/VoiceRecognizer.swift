@@ -47,7 +47,7 @@ public final class VoiceRecognizer {
 
         public init(model: AcousticModel = .debianEnglish,
                     phoneLoopModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us-phone.lm.bin",
-                    decoderOptions: [String] = [], confidence: ConfidenceModel = .tuned,
+                    decoderOptions: [String] = Configuration.defaultDecoderOptions, confidence: ConfidenceModel = .tuned,
                     confidenceWithoutMargin: ConfidenceModel? = nil,
                     noiseSuppression: Int32? = Configuration.defaultNoiseSuppression,
                     everydayLanguageModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin",
@@ -61,6 +61,12 @@ public final class VoiceRecognizer {
             self.noiseSuppression = noiseSuppression
             self.everydayLanguageModel = everydayLanguageModel
             self.everydayWords = everydayWords
+        }
+
+        /// None, or what `SOUNDSCAPE_ASR_OPTIONS` says (PocketSphinx options separated by spaces, such as
+        /// "-topn 8 -wip 0.5"), for comparisons in the bench. They go to the grammar decoder and the everyday loop.
+        public static var defaultDecoderOptions: [String] {
+            (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_OPTIONS"] ?? "").split(separator: " ").map(String.init)
         }
 
         /// 400, or what `SOUNDSCAPE_ASR_EVERYDAY` says ("off" or a number of words), for comparisons in the bench.

@@ -80,8 +80,11 @@ enum SpeechBench {
             return FileHandle(forWritingAtPath: path)
         }
         // The model is fitted on every utterance's margin; the figures below are then measured with it always
-        // taken (slower), so bench without the dump for the latency the app has.
-        if dump != nil { recognizer.recognizer.measuresMarginAlways = true }
+        // taken (slower), so bench without the dump for the latency the app has. SOUNDSCAPE_ASR_MARGIN=off dumps
+        // without forcing the margin (quicker, for experiments on what the grammar search hears).
+        if dump != nil && ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_MARGIN"] != "off" {
+            recognizer.recognizer.measuresMarginAlways = true
+        }
         func record(_ kind: String, _ condition: String, variant: Int, sentence: Int, text: String, expected: RecognizedCommand?, _ r: VoiceResult) {
             guard let dump else { return }
             let f = r.features
@@ -91,7 +94,7 @@ enum SpeechBench {
                 "intentOK": r.heard != nil && r.heard?.intent == expected?.intent && r.heard?.slots == expected?.slots,
                 "confidence": r.confidence, "worstWord": f.worstWord, "meanWord": f.meanWord, "speechInFillers": f.speechInFillers,
                 "utterance": f.utterance, "phoneErrorRate": f.phoneErrorRate, "phoneCountRatio": f.phoneCountRatio, "framesPerPhone": f.framesPerPhone,
-                "nbestMargin": f.nbestMargin, "everydayMargin": f.everydayMargin, "wordCount": f.wordCount, "speechFrames": f.speechFrames,
+                "nbestMargin": f.nbestMargin, "everydayMargin": f.everydayMargin, "everydayEvidence": f.everydayEvidence, "wordCount": f.wordCount, "speechFrames": f.speechFrames,
                 "duration": r.duration, "latencyMs": latencies.last ?? 0,
             ]
             if let data = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) {
