@@ -50,6 +50,26 @@ struct RecognizerTests {
         guard p.terminationStatus == 0 else { throw RecognitionError(message: "\(args.joined(separator: " ")) failed") }
     }
 
+    /// A new recognizer decodes its first utterance twice, so that it decides with decoders adapted to the
+    /// audio: the same as a recognizer that heard the utterance once already and then hears it again.
+    @Test func theFirstUtteranceIsDecidedByDecodersAdaptedToIt() throws {
+        let samples = try Self.speech("where am i", voice: "en-gb-scotland", rate: 170)
+        func fresh(redecoding: Bool) throws -> VoiceRecognizer {
+            var configuration = VoiceRecognizer.Configuration()
+            configuration.redecodesColdStart = redecoding
+            return try VoiceRecognizer(grammar: ShippedGrammar.load(), configuration: configuration)
+        }
+        let twice = try fresh(redecoding: true).recognize(samples)
+        let once = try fresh(redecoding: false)
+        let cold = try once.recognize(samples)
+        let warm = try once.recognize(samples)
+        #expect(twice.text == warm.text && twice.features == warm.features, "twice: \(twice.text) \(twice.features); warm: \(warm.text) \(warm.features)")
+        // The cold pass is not the same decision: the stock cepstral mean does not fit this audio.
+        #expect(cold.features != warm.features)
+        #expect(twice.command?.intent == "where_am_i", "heard \(twice.text), \(twice.rejection ?? "accepted")")
+        #expect(abs(twice.duration - Double(samples.count) / 16_000) < 1e-9)
+    }
+
     @Test func commandsWithHelsinkiPlaceNamesAreRecognizedExactly() throws {
         let cases: [(String, String, [String: String])] = [
             ("where am i", "where_am_i", [:]),
