@@ -52,6 +52,22 @@ import Testing
         #expect(log.events == ["A start", "B dropped", "A skipped a1", "A skipped a2", "A complete false", "C start", "C complete true"])
     }
 
+    @Test func anAnswerClearedBeforeItPlayedIsStillShownButAnAutomaticCalloutIsNot() async {
+        let (coordinator, player, _) = make(holding: true)
+        await coordinator.enqueue(group(["playing"], label: "A"))
+        await player.waitUntil { player.isHoldingAnItem }
+        // Two answers in a row (commands typed quickly) behind an automatic callout: each clears the queue.
+        await coordinator.enqueue(group(["place passed"], label: "auto"))
+        await coordinator.enqueue(group(["Beacon set on Kauppatori"], .clear, label: "B"))
+        await coordinator.enqueue(group(["Beacon on Kauppatori, 600 meters"], .clear, label: "C"))
+        #expect(player.passedOver == ["Beacon set on Kauppatori"])
+        player.holding = false
+        player.release()
+        await coordinator.waitUntilIdle()
+        #expect(player.texts == ["playing", "Beacon on Kauppatori, 600 meters"])
+        #expect(player.passedOver == ["Beacon set on Kauppatori"])
+    }
+
     @Test func interruptAndClearWithNothingPlayingIsAPlainEnqueue() async {
         let (coordinator, player, _) = make()
         await coordinator.enqueue(group(["x"], .interruptAndClear))

@@ -27,14 +27,22 @@ public struct CalloutOutputPlayer: CalloutPlayer {
     }
 
     public func play(_ item: PlaybackItem) async -> Bool {
-        if !item.text.isEmpty {
-            switch format {
-            case .text: printLine(item.text)
-            case .json: printLine(Self.json(item))
-            case .none: break
-            }
-        }
+        show(item)
         return await output.play(Self.reply(item.utterance))
+    }
+
+    /// Printed like a reply that plays: whoever reads the output misses nothing.
+    public func passOver(_ item: PlaybackItem) {
+        show(item)
+    }
+
+    private func show(_ item: PlaybackItem) {
+        guard !item.text.isEmpty else { return }
+        switch format {
+        case .text: printLine(item.text)
+        case .json: printLine(Self.json(item))
+        case .none: break
+        }
     }
 
     public func stop(hush: Bool) async {

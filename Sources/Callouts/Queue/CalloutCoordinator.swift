@@ -115,7 +115,19 @@ public actor CalloutCoordinator {
     private func clearQueue() {
         let dropped = queue
         queue.removeAll()
-        for group in dropped { group.onSkipped() }
+        for group in dropped {
+            // A group that cleared the way for itself answers the user (automatic callouts only queue up); when a
+            // newer answer clears it before it played (two commands typed quickly), its words are still shown.
+            if group.action != .enqueue {
+                let context = context(for: group)
+                for callout in [group.prefix].compactMap({ $0 }) + group.callouts {
+                    for utterance in callout.render(context) where !utterance.text.isEmpty {
+                        player.passOver(item(utterance, kind: callout.kind, group: group))
+                    }
+                }
+            }
+            group.onSkipped()
+        }
     }
 
     private func stopCurrent(hush: Bool) async {
@@ -186,16 +198,20 @@ public actor CalloutCoordinator {
         group.onComplete(completed)
     }
 
+    /// An utterance as the player gets it: where it is from the user now.
+    private func item(_ utterance: Utterance, kind: CalloutKind, group: CalloutGroup) -> PlaybackItem {
+        let origin = group.repeatingFrom ?? listener.location
+        return PlaybackItem(utterance: utterance, kind: kind,
+                            bearing: utterance.placement.bearing(from: origin, heading: listener.heading),
+                            distance: utterance.placement.distance(from: origin),
+                            time: clock.now, group: group.label)
+    }
+
     /// Plays utterances in order; false as soon as one is cut off or the group was interrupted.
     private func play(_ utterances: [Utterance], kind: CalloutKind, group: CalloutGroup, live: () -> Bool) async -> Bool {
         for utterance in utterances where !(utterance.text.isEmpty && utterance.glyph == nil) {
             guard live() else { return false }
-            let origin = group.repeatingFrom ?? listener.location
-            let item = PlaybackItem(utterance: utterance, kind: kind,
-                                    bearing: utterance.placement.bearing(from: origin, heading: listener.heading),
-                                    distance: utterance.placement.distance(from: origin),
-                                    time: clock.now, group: group.label)
-            guard await player.play(item), live() else { return false }
+            guard await player.play(item(utterance, kind: kind, group: group)), live() else { return false }
         }
         return live()
     }

@@ -32,4 +32,11 @@ public protocol CalloutPlayer: Sendable {
     func play(_ item: PlaybackItem) async -> Bool
     /// Stops whatever is playing now (its `play` returns false); with `hush`, the hush earcon plays instead.
     func stop(hush: Bool) async
+    /// An answer to the user that a newer one cleared from the queue before it could play: not spoken, but it
+    /// must not vanish either (a text output shows it).
+    func passOver(_ item: PlaybackItem)
+}
+
+extension CalloutPlayer {
+    public func passOver(_ item: PlaybackItem) {}
 }

@@ -7,6 +7,7 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
     private let lock = NSLock()
     private var _items: [PlaybackItem] = []
     private var _stops: [Bool] = []
+    private var _passedOver: [PlaybackItem] = []
     private var playing: CheckedContinuation<Bool, Never>?
     private var _holding: Bool
 
@@ -16,6 +17,8 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
     public var texts: [String] { items.map(\.text).filter { !$0.isEmpty } }
     public var glyphs: [Glyph] { items.compactMap(\.utterance.glyph) }
     public var stops: [Bool] { lock.withLock { _stops } }
+    /// The items cleared from the queue before they played, that the coordinator handed over to be shown.
+    public var passedOver: [String] { lock.withLock { _passedOver.map(\.text) } }
     public var isHoldingAnItem: Bool { lock.withLock { playing != nil } }
     public var holding: Bool {
         get { lock.withLock { _holding } }
@@ -38,6 +41,10 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
             return playing
         }
         c?.resume(returning: false)
+    }
+
+    public func passOver(_ item: PlaybackItem) {
+        lock.withLock { _passedOver.append(item) }
     }
 
     /// Lets the item being held finish normally.
