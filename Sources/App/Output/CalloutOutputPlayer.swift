@@ -5,7 +5,8 @@ import Foundation
 import Geo
 
 /// Plays the pipeline's callouts through a ``ReplyOutput`` (the audio engine, or print only) and prints each
-/// one as it is heard: its words, or one JSON object a line for `say --json`.
+/// one as it is heard (and an answer that a newer one cleared before it played, when it is cleared): its
+/// words, or one JSON object a line for `say --json`.
 public struct CalloutOutputPlayer: CalloutPlayer {
     public enum Format: Sendable {
         /// The words, one line per utterance.
