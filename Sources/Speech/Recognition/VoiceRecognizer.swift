@@ -326,11 +326,7 @@ public final class VoiceRecognizer {
             _ = try phoneLoop?.end()
             _ = try everydayLoop?.end()
             try begin()
-            var i = 0
-            while i < cold.count {
-                try process(cold[i..<min(i + 1024, cold.count)])
-                i += 1024
-            }
+            try processInChunks(cold)
         }
         if let rest = suppressor?.flush(), !rest.isEmpty { try feedDecoders(rest[...]) }
         let hypothesis = try decoder.end()
@@ -402,11 +398,15 @@ public final class VoiceRecognizer {
     /// Decodes a whole utterance, streamed in 1024-sample chunks as live input would arrive.
     public func recognize(_ samples: [Int16]) throws -> VoiceResult {
         try begin()
+        try processInChunks(samples)
+        return try finish()
+    }
+
+    private func processInChunks(_ samples: [Int16]) throws {
         var i = 0
         while i < samples.count {
             try process(samples[i..<min(i + 1024, samples.count)])
             i += 1024
         }
-        return try finish()
     }
 }
