@@ -5,3 +5,5 @@
 #include <sphinxbase/ngram_model.h>
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/fsg_model.h>
+#include <sphinxbase/feat.h>
+#include <sphinxbase/cmn.h>

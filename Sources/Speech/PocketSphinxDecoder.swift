@@ -97,6 +97,26 @@ public final class PocketSphinxDecoder {
         }
     }
 
+    /// The live cepstral mean the front end subtracts (one value per cepstral coefficient, 13 for the en-us
+    /// model). It starts at the model's `-cmninit` and moves towards this microphone's and voice's mean at the
+    /// end of every utterance.
+    public var cepstralMean: [Float] {
+        guard let cmn = ps_get_feat(decoder)?.pointee.cmn_struct else { return [] }
+        var mean = [Float](repeating: 0, count: Int(cmn.pointee.veclen))
+        cmn_live_get(cmn, &mean)
+        return mean
+    }
+
+    /// Starts the live cepstral mean at `mean` (from ``cepstralMean`` of an earlier run on the same
+    /// microphone), as if that many frames had been heard. Call between utterances.
+    public func setCepstralMean(_ mean: [Float]) throws {
+        guard let cmn = ps_get_feat(decoder)?.pointee.cmn_struct else { throw RecognitionError(message: "the decoder has no cepstral mean") }
+        guard mean.count == Int(cmn.pointee.veclen), mean.allSatisfy(\.isFinite) else {
+            throw RecognitionError(message: "a cepstral mean needs \(cmn.pointee.veclen) finite values, not \(mean.count): \(mean)")
+        }
+        cmn_live_set(cmn, mean)
+    }
+
     /// Whether the dictionary has `word`.
     public func knows(_ word: String) -> Bool {
         guard let phones = ps_lookup_word(decoder, word) else { return false }

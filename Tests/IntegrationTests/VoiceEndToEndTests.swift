@@ -27,6 +27,8 @@ struct VoiceEndToEndTests {
         assistant.executableURL = Soundscape.executable
         assistant.arguments = ["run", "--at", "\(Self.here.latitude),\(Self.here.longitude)", "--heading", "90",
                                "--db", db, "--control-socket", socket, "--verbose"]
+        // A data folder of its own: no microphone adaptation from earlier runs (the first command is heard cold).
+        assistant.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
         let stdin = Pipe()
         let log = dir.appendingPathComponent("run.log")
         FileManager.default.createFile(atPath: log.path, contents: nil)
@@ -68,6 +70,11 @@ struct VoiceEndToEndTests {
         #expect(try spotter.hears(street, in: reply), "the reply does not say \(street); log: \(output)")
         let elsewhere = street == "Mannerheimintie" ? "Hämeentie" : "Mannerheimintie"
         #expect(try !spotter.hears(elsewhere, in: reply))
+
+        // The microphone's cepstral mean is kept for the next run.
+        let kept = try MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
+            .cepstralMean(for: TestServices.source)
+        #expect(kept?.count == 13, "no adaptation kept for \(TestServices.source): \(String(describing: kept))")
     }
 
     @Test func aBrokenControlCommandIsRefusedAndTheSocketIsPrivate() throws {

@@ -70,6 +70,38 @@ struct RecognizerTests {
         #expect(abs(twice.duration - Double(samples.count) / 16_000) < 1e-9)
     }
 
+    @Test func aCepstralMeanKeptFromAnEarlierRunStartsTheDecodersWarm() throws {
+        let first = try Self.speech("where am i", voice: "en-gb-scotland", rate: 170)
+        let second = try Self.speech("mute the beacon", voice: "en-gb-scotland", rate: 170)
+        var configuration = VoiceRecognizer.Configuration()
+        configuration.noiseSuppression = nil   // its noise estimate would differ between the two recognizers
+        let earlier = try VoiceRecognizer(grammar: ShippedGrammar.load(), configuration: configuration)
+        _ = try earlier.recognize(first)
+        let kept = earlier.cepstralMean
+        #expect(kept.count == 13)
+        let next = try VoiceRecognizer(grammar: ShippedGrammar.load(), configuration: configuration)
+        #expect(next.cepstralMean != kept, "a new recognizer starts at the model's stock mean")
+        try next.adapt(cepstralMean: kept)
+        #expect(next.cepstralMean == kept)
+        // Its first utterance is decoded once, about as the earlier recognizer decodes its next one (the
+        // front end's noise estimate is not carried over), and far from how a cold decoder hears it.
+        let continued = try earlier.recognize(second)
+        let started = try next.recognize(second)
+        configuration.redecodesColdStart = false
+        let cold = try VoiceRecognizer(grammar: ShippedGrammar.load(), configuration: configuration).recognize(second)
+        // (Cold, the speech is spread over 116 frames with a quarter of it in fillers, and fits everyday
+        // words a third as well.)
+        func distance(_ a: ConfidenceFeatures) -> Double { abs(a.everydayMargin - continued.features.everydayMargin) }
+        #expect(started.text == continued.text)
+        #expect(started.features.speechFrames == continued.features.speechFrames && cold.features.speechFrames != continued.features.speechFrames,
+                "speech frames: started \(started.features.speechFrames), continued \(continued.features.speechFrames), cold \(cold.features.speechFrames)")
+        #expect(distance(started.features) < distance(cold.features) / 3,
+                "started: \(started.features); continued: \(continued.features); cold: \(cold.features)")
+        #expect(started.command?.intent == "mute_beacon", "heard \(started.text), \(started.rejection ?? "accepted")")
+        #expect(throws: RecognitionError.self) { try next.adapt(cepstralMean: [40, 1]) }
+        #expect(throws: RecognitionError.self) { try next.adapt(cepstralMean: [Float](repeating: .nan, count: 13)) }
+    }
+
     @Test func commandsWithHelsinkiPlaceNamesAreRecognizedExactly() throws {
         let cases: [(String, String, [String: String])] = [
             ("where am i", "where_am_i", [:]),

@@ -20,15 +20,19 @@ public struct VoiceInputOptions: Sendable {
     public var keyCode: UInt16 = 97
     /// End utterances by themselves after this much silence (voice-activity endpointing).
     public var endpointSilence: Double?
+    /// Where each microphone's cepstral mean is kept between runs (``MicrophoneAdaptationStore``); nil for
+    /// `$XDG_DATA_HOME/soundscape/microphones.json`.
+    public var adaptationFile: String?
 
     public init(source: String? = nil, controlSocket: String? = nil, wakeWord: String? = nil, keyDevice: String? = nil,
-                keyCode: UInt16 = 97, endpointSilence: Double? = nil) {
+                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String? = nil) {
         self.source = source
         self.controlSocket = controlSocket
         self.wakeWord = wakeWord
         self.keyDevice = keyDevice
         self.keyCode = keyCode
         self.endpointSilence = endpointSilence
+        self.adaptationFile = adaptationFile
     }
 }
 
@@ -53,6 +57,9 @@ public final class VoiceService: Service, @unchecked Sendable {
     private let positions: (stream: AsyncStream<PositionEvent>, continuation: AsyncStream<PositionEvent>.Continuation)
     private let forwardPositions = Mutex<AsyncStream<PositionEvent>.Continuation?>(nil)
     private let grammarStamp = Mutex<[String: Date]>([:])
+    /// The microphone's cepstral mean, kept between runs under its source name.
+    private let adaptation: MicrophoneAdaptationStore
+    private let microphoneName: String
 
     /// - Parameters:
     ///   - map: for the names of places near the user (`$places`).
@@ -67,6 +74,14 @@ public final class VoiceService: Service, @unchecked Sendable {
                 microphoneChanged: @escaping @Sendable (PulseMicrophone.MicrophoneChange) -> Void = VoiceService.printMicrophoneChange) throws {
         let recognizer = try CommandRecognizer(paths: paths)
         let microphone = try PulseMicrophone(source: options.source, report: microphoneChanged)
+        adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
+        microphoneName = options.source ?? PulseSourceProbe.defaultSource() ?? "default"
+        do {
+            if let mean = try adaptation.cepstralMean(for: microphoneName) { try recognizer.recognizer.adapt(cepstralMean: mean) }
+        } catch {
+            // Not fatal: the recognizer starts from the model's defaults, and the next save replaces the file.
+            printReply("Problem: \(error)")
+        }
         let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         var listenerOptions = CommandListener.Options()
@@ -150,15 +165,27 @@ public final class VoiceService: Service, @unchecked Sendable {
                 await earcon(.listeningStop)
                 commandContinuation.yield(command)
                 deliver(command)
+                keepAdaptation()
             case .rejected(let result, let latency):
                 logger.info("voice: not understood (\(result.rejection ?? "")\(result.text.isEmpty ? "" : ", heard \"\(result.text)\""), \(Int(latency.voiceMilliseconds)) ms)")
                 await earcon(.invalidFunction)
+                keepAdaptation()
             case .cancelled:
                 await earcon(.listeningStop)
             case .problem(let message):
                 logger.warning("voice: \(message)")
             }
             if Task.isCancelled { return }
+        }
+    }
+
+    /// Saves the cepstral mean the decoders reached with this utterance, for the next run on this microphone.
+    private func keepAdaptation() {
+        let store = adaptation, name = microphoneName, logger = logger
+        listener.perform { recognizer in
+            do { try store.save(recognizer.cepstralMean, for: name) } catch {
+                logger.warning("voice: cannot keep the microphone's adaptation in \(store.path): \(error.localizedDescription)")
+            }
         }
     }
 

@@ -44,6 +44,8 @@ public final class VoiceRecognizer {
         public var everydayLanguageModel: String?
         /// How many of its words the loop has (0 for no loop).
         public var everydayWords: Int
+        /// PocketSphinx options for the everyday loop alone, after the shared ones and its narrow beams.
+        public var everydayOptions: [String] = Configuration.defaultEverydayOptions
         /// Decode the first utterance a second time, once the first pass has adapted the decoders to it
         /// (``VoiceRecognizer/finish()``). `SOUNDSCAPE_ASR_COLDSTART=once` turns it off (for comparisons).
         public var redecodesColdStart: Bool = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_COLDSTART"] != "once"
@@ -70,6 +72,11 @@ public final class VoiceRecognizer {
         /// "-topn 8 -wip 0.5"), for comparisons in the bench. They go to the grammar decoder and the everyday loop.
         public static var defaultDecoderOptions: [String] {
             (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_OPTIONS"] ?? "").split(separator: " ").map(String.init)
+        }
+
+        /// None, or what `SOUNDSCAPE_ASR_EVERYDAY_OPTIONS` says (as `SOUNDSCAPE_ASR_OPTIONS`, for the loop alone).
+        public static var defaultEverydayOptions: [String] {
+            (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_EVERYDAY_OPTIONS"] ?? "").split(separator: " ").map(String.init)
         }
 
         /// 400, or what `SOUNDSCAPE_ASR_EVERYDAY` says ("off" or a number of words), for comparisons in the bench.
@@ -118,7 +125,8 @@ public final class VoiceRecognizer {
             // Narrow beams: only the loop's best score is wanted, and 400 words searched as widely as the
             // grammar made the three decoders run at 2.5 × real time instead of 5 (`make bench`).
             let loop = try PocketSphinxDecoder(model: configuration.model,
-                                               options: configuration.decoderOptions + ["-beam", "1e-20", "-wbeam", "1e-15", "-pbeam", "1e-20"])
+                                               options: configuration.decoderOptions + ["-beam", "1e-20", "-wbeam", "1e-15", "-pbeam", "1e-20"]
+                                                   + configuration.everydayOptions)
             let words = try EverydayWords.load(languageModel: lm, count: configuration.everydayWords) { loop.knows($0) }
             try loop.useGrammar(fsg: words.fsg(), name: "everyday")
             everyday = words
@@ -280,6 +288,20 @@ public final class VoiceRecognizer {
 
     /// The first utterance's audio, kept while the decoders are cold (see ``finish()``); nil once they are warm.
     private var coldAudio: [Int16]?
+
+    /// The live cepstral mean the decoders have reached (``PocketSphinxDecoder/cepstralMean``); keep it per
+    /// microphone and give it to ``adapt(cepstralMean:)`` on the next start.
+    public var cepstralMean: [Float] { decoder.cepstralMean }
+
+    /// Starts every decoder at a cepstral mean kept from an earlier run on the same microphone, so that
+    /// the first utterance is decoded once, by decoders already adapted to it. Call before the first utterance.
+    public func adapt(cepstralMean mean: [Float]) throws {
+        settlePendingMargin()
+        try decoder.setCepstralMean(mean)
+        try phoneLoop?.setCepstralMean(mean)
+        try everydayLoop?.setCepstralMean(mean)
+        coldAudio = nil
+    }
 
     public func begin() throws {
         settlePendingMargin()
