@@ -133,6 +133,40 @@ struct GuidanceBehaviorTests {
         processor.finish()
     }
 
+    @Test("route behavior: a language change during the route applies from its next sentence")
+    func routeFollowsTheLanguage() async throws {
+        final class Current: @unchecked Sendable {
+            private let lock = NSLock()
+            private var language: GuidanceLanguage
+            init(_ language: GuidanceLanguage) { self.language = language }
+            var value: GuidanceLanguage {
+                get { lock.withLock { language } }
+                set { lock.withLock { language = newValue } }
+            }
+        }
+        let player = TextPlayer()
+        let processor = EventProcessor(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), player: player,
+                                       clock: SimulatedClock())
+        processor.start()
+        processor.post(Self.fix(Self.origin, at: Date(timeIntervalSince1970: 1_780_300_800)))
+        let current = Current(try GuidanceLanguage("en"))
+        let waypoints = [RouteWaypoint(name: "A", coordinate: Self.north(100)), RouteWaypoint(name: "B", coordinate: Self.north(200))]
+        await processor.activateCustom(RouteGuidanceBehavior(state: RouteGuidanceState(name: "Walk", waypoints: waypoints),
+                                                             language: try GuidanceLanguage("en"), settings: GuidanceSettings(),
+                                                             delegate: RecordingRouteDelegate(), currentLanguage: { current.value }))
+        processor.post(RouteCommandEvent(.progress))
+        await processor.settle()
+        #expect(player.texts.last?.hasPrefix("Waypoint 1 of 2") == true, "\(player.texts)")
+        current.value = try GuidanceLanguage("de")
+        processor.post(RouteCommandEvent(.progress))
+        await processor.settle()
+        #expect(player.texts.last?.hasPrefix("Wegpunkt 1 von 2") == true, "\(player.texts)")
+        processor.post(RouteCommandEvent(.next))
+        await processor.settle()
+        #expect(player.texts.last?.contains("B") == true && player.texts.last?.contains("Meter") == true, "\(player.texts)")
+        processor.finish()
+    }
+
     @Test("route behavior: stop ends it; next and previous move the beacon")
     func routeCommands() async throws {
         let player = TextPlayer()

@@ -53,6 +53,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     /// The phrases of beacon, marker and route speech, in the user's language and units.
     public var language: GuidanceLanguage { currentLanguage.value }
     private let currentLanguage: Locked<GuidanceLanguage>
+    /// The language as a running route reads it, at each of its sentences.
+    private var liveLanguage: @Sendable () -> GuidanceLanguage { { [currentLanguage] in currentLanguage.value } }
     let map: SpatialDataView?
     let mapPath: String?
     private let speaker: PipelineGuidanceSpeaker
@@ -98,8 +100,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         if restoreBeacon { await manager.restore() }
     }
 
-    /// Speaks beacon, marker and new route sentences in this language (when Guidance has it) and these units.
-    /// A route already being guided keeps its phrases until it ends.
+    /// Speaks beacon, marker and route sentences in this language (when Guidance has it) and these units; a
+    /// route being guided follows from its next sentence.
     public func setLanguage(code: String, units: UnitSystem) async {
         let language = (try? GuidanceLanguage(code, units: units)) ?? {
             var same = self.language
@@ -301,15 +303,15 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 let plan = try GuidanceCommands.takeMeTo(placeName: place, from: here, heading: heading, map: map, planner: planner,
                                                          language: language, settings: settings, markers: store?.markers)
                 say(plan.summary)
-                await start(RouteGuidanceBehavior(planned: plan, language: language, settings: settings, delegate: self),
-                            processor: processor)
+                await start(RouteGuidanceBehavior(planned: plan, language: language, settings: settings, delegate: self,
+                                                  currentLanguage: liveLanguage), processor: processor)
             } catch {
                 say(String(describing: error))
             }
         case .startRoute(let name):
             guard let store, let route = try? store.routes.find(named: name) else { say(language("route.not_found", name)); return nil }
             await start(RouteGuidanceBehavior(state: RouteGuidanceState(route: route), language: language,
-                                              settings: settings, delegate: self), processor: processor)
+                                              settings: settings, delegate: self, currentLanguage: liveLanguage), processor: processor)
         case .route(let command):
             if isRouteActive { processor.post(RouteCommandEvent(command)) } else { say(language("route.none")) }
         }

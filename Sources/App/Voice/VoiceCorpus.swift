@@ -67,7 +67,7 @@ public struct VoiceCorpus {
         "wait for me here", "how do i get to the museum", "the light is green", "excuse me sir",
         "have a nice weekend", "the printer is out of paper", "my name is anna", "i have a question",
         "could you say that more slowly",
-        // Added later (session 5): a hundred more, so that fitting and measuring rejection rest on more than 35
+        // Then a hundred more, so that fitting and measuring rejection rest on more than 35
         // sentences each; they alternate between the splits like the first seventy.
         "what time does the pharmacy open", "i can't find my glasses", "the bus was full this morning",
         "let me think about it", "we are almost there", "is it going to snow tomorrow", "i don't understand the question",
@@ -95,7 +95,7 @@ public struct VoiceCorpus {
         "i need a coffee first", "the church bells are ringing", "did you see that", "the window is open",
         "how much is a single ticket", "the children are singing", "it is starting to rain", "my watch has stopped",
         "we are going to the sauna", "the lake is beautiful", "the paint is still wet",
-        // Added in session 6: short remarks, which a walker says to people around far more often than long
+        // Last, short remarks, which a walker says to people around far more often than long
         // sentences, and which carry the least evidence against the grammar.
         "thank you", "okay", "yes", "no", "hello", "excuse me", "sorry", "no thanks", "good morning", "wait",
         "really", "hi there", "goodbye", "maybe", "of course", "all right", "see you", "cheers", "nice one", "oh no",

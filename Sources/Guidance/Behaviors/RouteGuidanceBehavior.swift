@@ -32,14 +32,18 @@ public final class RouteGuidanceBehavior: Behavior {
 
     /// - Parameters:
     ///   - maneuvers, line: a planned route's maneuvers and its line (spoken turn by turn); empty for saved routes.
+    ///   - currentLanguage: the user's language and units as they are now, when they can change during the route
+    ///     (the next sentence follows the change); nil keeps `language`.
     public init(state: RouteGuidanceState, language: GuidanceLanguage, settings: GuidanceSettings,
-                maneuvers: [Maneuver] = [], line: Polyline? = nil, delegate: any RouteGuidanceDelegate) {
+                maneuvers: [Maneuver] = [], line: Polyline? = nil, delegate: any RouteGuidanceDelegate,
+                currentLanguage: (@Sendable () -> GuidanceLanguage)? = nil) {
         var scheduler: AnnouncementScheduler?
         if !maneuvers.isEmpty {
             scheduler = AnnouncementScheduler(maneuvers: maneuvers, composer: AnnouncementComposer(language: language, settings: settings))
         }
         generator = RouteGuidanceGenerator(state: state, language: language, settings: settings, scheduler: scheduler,
-                                           tracker: line.map(RouteProgressTracker.init(line:)), delegate: delegate)
+                                           tracker: line.map(RouteProgressTracker.init(line:)), delegate: delegate,
+                                           currentLanguage: currentLanguage)
         super.init(name: Self.behaviorName)
         let beacon = GeneratorID(BeaconCalloutGenerator.self)
         blockedAutoGenerators = [beacon]
@@ -51,10 +55,10 @@ public final class RouteGuidanceBehavior: Behavior {
 
     /// A planned route ("take me to"): its maneuver points and destination as waypoints, spoken by maneuvers.
     public convenience init(planned: PlannedGuidance, language: GuidanceLanguage, settings: GuidanceSettings,
-                            delegate: any RouteGuidanceDelegate) {
+                            delegate: any RouteGuidanceDelegate, currentLanguage: (@Sendable () -> GuidanceLanguage)? = nil) {
         let state = RouteGuidanceState(name: planned.place.name, waypoints: planned.waypoints, announceWaypoints: false)
         self.init(state: state, language: language, settings: settings, maneuvers: planned.maneuvers,
-                  line: planned.route.polyline, delegate: delegate)
+                  line: planned.route.polyline, delegate: delegate, currentLanguage: currentLanguage)
     }
 
     /// The route's progress (read inside the processor, or in tests).
@@ -70,17 +74,19 @@ public final class RouteGuidanceBehavior: Behavior {
 
 final class RouteGuidanceGenerator: ManualGenerator, AutomaticGenerator {
     private(set) var state: RouteGuidanceState
-    let language: GuidanceLanguage
+    private(set) var language: GuidanceLanguage
     let settings: GuidanceSettings
-    let scheduler: AnnouncementScheduler?
+    private(set) var scheduler: AnnouncementScheduler?
+    let currentLanguage: (@Sendable () -> GuidanceLanguage)?
     var schedule = AnnouncementScheduler.State()
     var tracker: RouteProgressTracker?
     let delegate: any RouteGuidanceDelegate
     weak var behavior: RouteGuidanceBehavior?
 
     init(state: RouteGuidanceState, language: GuidanceLanguage, settings: GuidanceSettings, scheduler: AnnouncementScheduler?,
-         tracker: RouteProgressTracker?, delegate: any RouteGuidanceDelegate) {
+         tracker: RouteProgressTracker?, delegate: any RouteGuidanceDelegate, currentLanguage: (@Sendable () -> GuidanceLanguage)? = nil) {
         self.state = state
+        self.currentLanguage = currentLanguage
         self.language = language
         self.settings = settings
         self.scheduler = scheduler
@@ -96,6 +102,7 @@ final class RouteGuidanceGenerator: ManualGenerator, AutomaticGenerator {
     }
 
     func handle(_ event: any UserInitiatedEvent, context: GeneratorContext) -> HandledEventAction? {
+        followLanguage()
         let here = context.user.location
         switch event {
         case is BehaviorActivatedEvent:
@@ -120,6 +127,7 @@ final class RouteGuidanceGenerator: ManualGenerator, AutomaticGenerator {
 
     func handle(_ event: any StateChangedEvent, context: GeneratorContext) -> HandledEventAction? {
         guard let location = event as? LocationUpdatedEvent, state.isActive else { return nil }
+        followLanguage()
         let here = location.fix.coordinate
         var maneuvers: [GuidanceCallout] = []
         if let scheduler, var tracker {
@@ -130,6 +138,20 @@ final class RouteGuidanceGenerator: ManualGenerator, AutomaticGenerator {
             maneuvers = spoken.map { GuidanceCallout(kind: .maneuver, text: $0.rendered(settings.output), samples: $0.samples) }
         }
         return run(.location(here, speed: location.fix.speed), context: context, before: maneuvers)
+    }
+
+    /// Speaks in the user's language and units as they are now: a change made during the route ("speak
+    /// German", "use imperial units") applies from the next sentence on; what was already announced stays announced.
+    private func followLanguage() {
+        guard let now = currentLanguage?(), now.code != language.code || now.units != language.units else { return }
+        language = now
+        if let old = scheduler {
+            var renewed = AnnouncementScheduler(maneuvers: old.maneuvers, composer: AnnouncementComposer(language: now, settings: settings))
+            renewed.nowLead = old.nowLead
+            renewed.missedAfter = old.missedAfter
+            renewed.immediateWindow = old.immediateWindow
+            scheduler = renewed
+        }
     }
 
     // MARK: effects
