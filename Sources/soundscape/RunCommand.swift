@@ -143,6 +143,7 @@ struct RunCommand: AsyncParsableCommand {
             } catch {
                 await output.problem("voice commands are off (\(error)); type commands instead")
             }
+            if let problem = voiceService?.adaptationProblem { await output.problem(problem) }
         }
         let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
                                                : commandContinuation

@@ -60,6 +60,8 @@ public final class VoiceService: Service, @unchecked Sendable {
     /// The microphone's cepstral mean, kept between runs under its source name.
     private let adaptation: MicrophoneAdaptationStore
     private let microphoneName: String
+    /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
+    public let adaptationProblem: String?
 
     /// - Parameters:
     ///   - map: for the names of places near the user (`$places`).
@@ -77,10 +79,15 @@ public final class VoiceService: Service, @unchecked Sendable {
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
         microphoneName = options.source ?? PulseSourceProbe.defaultSource() ?? "default"
         do {
-            if let mean = try adaptation.cepstralMean(for: microphoneName) { try recognizer.recognizer.adapt(cepstralMean: mean) }
+            if let mean = try adaptation.cepstralMean(for: microphoneName) {
+                do { try recognizer.recognizer.adapt(cepstralMean: mean) } catch {
+                    throw MicrophoneAdaptationStore.ReadError(description: "\(adaptation.path): what was kept for \(microphoneName) does not fit the speech model (\(error)); starting from the model's defaults")
+                }
+            }
+            adaptationProblem = nil
         } catch {
             // Not fatal: the recognizer starts from the model's defaults, and the next save replaces the file.
-            printReply("Problem: \(error)")
+            adaptationProblem = "\(error)"
         }
         let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
