@@ -3,14 +3,14 @@ import Foundation
 import Testing
 
 @Suite struct MicrophoneAdaptationTests {
-    func store() throws -> MicrophoneAdaptationStore {
+    func store() -> MicrophoneAdaptationStore {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("microphones-\(UUID().uuidString)")
         // The folder does not exist yet: the first save makes it.
         return MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
     }
 
     @Test func eachMicrophoneKeepsItsOwnMean() throws {
-        let store = try store()
+        let store = store()
         #expect(try store.cepstralMean(for: "headset") == nil)
         let headset: [Float] = [52.5, -3.25, 0.5, 4, 1, -2, -1, -1.5, -4, -2, -6, -1, 1]
         let laptop: [Float] = [38, -6, 0, 5, 2.5, -4, -1, -2, -5, -2, -6.5, -1.5, 1.25]
@@ -23,7 +23,7 @@ import Testing
     }
 
     @Test func aMalformedFileIsNamedAndReplacedByTheNextSave() throws {
-        let store = try store()
+        let store = store()
         try FileManager.default.createDirectory(atPath: (store.path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try #"{"microphones": {"headset": {"cepstralMean": "loud"}}}"#.write(toFile: store.path, atomically: true, encoding: .utf8)
         do {
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func aMeanThatIsNotFiniteIsNotKept() throws {
-        let store = try store()
+        let store = store()
         try store.save([1, 2, 3], for: "headset")
         try store.save([.nan, 2, 3], for: "headset")
         #expect(try store.cepstralMean(for: "headset") == [1, 2, 3])

@@ -70,13 +70,14 @@ public final class VoiceRecognizer {
 
         /// None, or what `SOUNDSCAPE_ASR_OPTIONS` says (PocketSphinx options separated by spaces, such as
         /// "-topn 8 -wip 0.5"), for comparisons in the bench. They go to the grammar decoder and the everyday loop.
-        public static var defaultDecoderOptions: [String] {
-            (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_OPTIONS"] ?? "").split(separator: " ").map(String.init)
-        }
+        public static var defaultDecoderOptions: [String] { options(from: "SOUNDSCAPE_ASR_OPTIONS") }
 
         /// None, or what `SOUNDSCAPE_ASR_EVERYDAY_OPTIONS` says (as `SOUNDSCAPE_ASR_OPTIONS`, for the loop alone).
-        public static var defaultEverydayOptions: [String] {
-            (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_EVERYDAY_OPTIONS"] ?? "").split(separator: " ").map(String.init)
+        public static var defaultEverydayOptions: [String] { options(from: "SOUNDSCAPE_ASR_EVERYDAY_OPTIONS") }
+
+        /// The environment variable's PocketSphinx options, split at spaces; none when it is not set.
+        static func options(from variable: String) -> [String] {
+            (ProcessInfo.processInfo.environment[variable] ?? "").split(separator: " ").map(String.init)
         }
 
         /// 400, or what `SOUNDSCAPE_ASR_EVERYDAY` says ("off" or a number of words), for comparisons in the bench.
@@ -333,7 +334,8 @@ public final class VoiceRecognizer {
 
     /// Ends the utterance and decides.
     ///
-    /// The first utterance a recognizer hears is decoded twice. Until an utterance has ended, each decoder
+    /// The first utterance a recognizer hears is decoded twice, unless ``adapt(cepstralMean:)`` started the
+    /// decoders at a mean kept from an earlier run. Until an utterance has ended, each decoder
     /// subtracts the model's stock cepstral mean, which fits neither this microphone nor this voice, and the
     /// rejection model was fitted on decoders that had adapted. On 60 first commands (`soundscape listen`, 15
     /// commands × 4 voices) one cold pass got 35 right and rejected 20; two passes got 45 right and rejected 5,
