@@ -227,10 +227,10 @@ import Testing
         await p.move(to: Pipeline.fix(Coordinate(latitude: 60.16887, longitude: 24.94400), course: 90))
         p.processor.post(ExplorationEvent(.aroundMe, stopsItsOwnAnswer: true))
         await p.player.waitUntil { p.player.isHoldingAnItem }
+        p.player.holding = false   // before the second press: what it plays must not be held (the first answer still is)
         p.processor.post(ExplorationEvent(.aroundMe, stopsItsOwnAnswer: true))
         await p.processor.flush()
         #expect(p.player.stops == [false])
-        p.player.holding = false
         await p.processor.settle()
         #expect(p.player.glyphs == [.modeEnter])
     }

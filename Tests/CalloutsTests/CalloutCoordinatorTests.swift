@@ -44,8 +44,10 @@ import Testing
         await coordinator.enqueue(group(["a1", "a2"], label: "A", log: log))
         await coordinator.enqueue(group(["b1"], label: "B", log: log))
         await player.waitUntil { player.isHoldingAnItem }
-        await coordinator.enqueue(group(["c1"], .interruptAndClear, label: "C", log: log))
+        // Items from now on play through (the held one still waits): set before C, which could start playing
+        // before this line ran and would then be held for ever.
         player.holding = false
+        await coordinator.enqueue(group(["c1"], .interruptAndClear, label: "C", log: log))
         await coordinator.waitUntilIdle()
         #expect(player.texts == ["a1", "c1"])
         #expect(player.stops == [false])
@@ -96,8 +98,8 @@ import Testing
         let (coordinator, player, _) = make(holding: true)
         await coordinator.enqueue(group(["a1"]))
         await player.waitUntil { player.isHoldingAnItem }
+        player.holding = false   // before the interruption: "x" must not be held (the held "a1" still is)
         await coordinator.enqueue([group(["x"], .interruptAndClear), group(["y"], .interruptAndClear)])
-        player.holding = false
         await coordinator.waitUntilIdle()
         #expect(player.texts == ["a1", "x", "y"])
         #expect(player.stops == [false])
