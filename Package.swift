@@ -95,7 +95,9 @@ let package = Package(
                     dependencies: ["Guidance", "MapTestSupport", "Geo", "MapData", "Location", "Callouts", "Behaviors",
                                    .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),
-        .testTarget(name: "AppTests", dependencies: ["App", "Location", "Geo", "Behaviors", "Callouts", "Audio", "Guidance", "Speech"],
+        .testTarget(name: "AppTests", dependencies: ["App", "Location", "Geo", "Behaviors", "Callouts", "Audio", "Guidance", "Speech",
+                                                  .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                                                  .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),
         .target(name: "ProcessTestSupport", path: "Tests/Support/ProcessTestSupport", swiftSettings: strict),
         // The whole program (`soundscape run` as a child process) under faults; needs scripts/with-test-services.

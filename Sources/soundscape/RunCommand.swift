@@ -149,7 +149,7 @@ struct RunCommand: AsyncParsableCommand {
                                                : commandContinuation
         let feedContinuation = voiceService?.positionInput(forwardingTo: locationContinuation) ?? locationContinuation
         let voiceServices: [ServiceGroupConfiguration.ServiceConfiguration] =
-            voiceService.map { [.init(service: $0, successTerminationBehavior: .ignore)] } ?? []
+            voiceService.map { [.init(service: $0, successTerminationBehavior: .ignore, serviceName: "voice commands")] } ?? []
         // MARK: end of voice input
 
         // A replayed walk keeps the pipeline's time with its fixes, whatever the replay speed.
@@ -170,15 +170,21 @@ struct RunCommand: AsyncParsableCommand {
                                                          settings: loaded.settings, audio: audio.engine),
                                   headingControl: location.manager)
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: location, successTerminationBehavior: .ignore),
-            .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore),
+            .init(service: location, successTerminationBehavior: .ignore, serviceName: location.description),
+            .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore,
+                  serviceName: "typed commands"),
             .init(service: AssistantService(assistant: assistant, greeting: greeting, locations: locations,
                                             commands: commands, headings: headings, stopAtEndOfWalk: exitAtEndOfWalk),
-                  successTerminationBehavior: .gracefullyShutdownGroup),
+                  successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "assistant"),
         ] + voiceServices
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch {
+            await output.problem("the assistant stopped: \(error)")
+            throw ExitCode.failure
+        }
     }
 
     private func chooseSource(paths: ProjectPaths, table: StringTable, gpsd: String) async throws -> (LocationSource, String) {

@@ -4,6 +4,8 @@ import Callouts
 import Foundation
 import Geo
 import Location
+import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 
@@ -72,6 +74,48 @@ struct LocationServiceTests {
         // Walking north at 10 m/s: the course reaches the collection heading.
         let courses = got.headings.withLock { $0 }.compactMap(\.collection).filter { $0.source == .course }
         #expect(courses.contains { abs(Angle.signedDifference($0.degrees, 0)) < 1 }, "\(courses)")
+    }
+
+    /// A service that returns as soon as the first fix arrives, as the assistant does at the end of a walk: its
+    /// return starts the group's graceful shutdown.
+    struct EndsAtTheFirstFix: Service {
+        let positions: AsyncStream<PositionEvent>
+        func run() async {
+            for await event in positions { if case .fix = event { return } }
+        }
+    }
+
+    /// A service that takes a while to stop once told to, as a reader of the terminal may.
+    struct SlowToStop: Service {
+        func run() async {
+            try? await gracefulShutdown()
+            try? await Task.sleep(for: .milliseconds(600))
+        }
+    }
+
+    /// `soundscape run --exit-at-end-of-walk` once ended with status 1: the group stops its services one at a time,
+    /// and the location service, whose walk had just ended, returned while another service was still stopping.
+    /// Here the walk ends 0.1 s after the first fix, in the middle of the slow service's 0.6 s stop.
+    @Test func aWalkThatEndsDuringTheShutdownWaitsForItsTurnToStop() async throws {
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let points = (0..<3).map { i in
+            TrackPoint(coordinate: Coordinate(latitude: 60.1690 + Double(i) * 0.00009, longitude: 24.9410),
+                       time: start.addingTimeInterval(Double(i)))
+        }
+        let (stream, continuation) = AsyncStream<PositionEvent>.makeStream()
+        let location = LocationService(source: .replay(points, speed: 20, name: "three points"), continuation: continuation,
+                                       headings: { _ in })
+        #expect(location.description == "location from the walk three points (3 points at 20.0×)")
+        let group = ServiceGroup(configuration: ServiceGroupConfiguration(services: [
+            .init(service: location, successTerminationBehavior: .ignore, serviceName: location.description),
+            .init(service: SlowToStop(), successTerminationBehavior: .ignore, serviceName: "slow to stop"),
+            .init(service: EndsAtTheFirstFix(positions: stream), successTerminationBehavior: .gracefullyShutdownGroup,
+                  serviceName: "ends at the first fix"),
+        ], logger: Logger(label: "test")))
+        let began = ContinuousClock.now
+        await #expect(throws: Never.self) { try await group.run() }
+        // The group waited for the slow service and then stopped the location service.
+        #expect(ContinuousClock.now - began >= .milliseconds(600))
     }
 }
 

@@ -23,8 +23,8 @@ public enum LocationSource: Sendable, Equatable {
 /// * headings (spec §2.2: one per consumer) to `headings`, as they change;
 /// * the end of a replayed walk as ``PositionEvent/walkEnded``.
 ///
-/// A swift-service-lifecycle service: stops on graceful shutdown.
-public struct LocationService: Service {
+/// A swift-service-lifecycle service: stops on graceful shutdown, and only then.
+public struct LocationService: Service, CustomStringConvertible {
     public let manager: GeolocationManager<ContinuousClock>
     public let source: LocationSource
     private let continuation: AsyncStream<PositionEvent>.Continuation
@@ -53,6 +53,15 @@ public struct LocationService: Service {
                                      logger: logger)
     }
 
+    /// Short, for logs and the service group's errors (the default would print every point of a replayed walk).
+    public var description: String {
+        switch source {
+        case .gpsd(let endpoint): "location from gpsd at \(endpoint)"
+        case .replay(let points, let speed, let name): "location from the walk \(name) (\(points.count) points at \(speed)×)"
+        case .fixed(let c, _): "location fixed at \(c.latitude),\(c.longitude)"
+        }
+    }
+
     public func run() async throws {
         if case .fixed(_, let heading?) = source { await manager.setFixedHeading(heading) }
         // Subscribe before the providers start, so that the first fix is not missed.
@@ -78,6 +87,11 @@ public struct LocationService: Service {
                 for await update in headingUpdates { await headings(update) }
             }
         }
+        // A walk that has ended (or a receiver given up on) leaves the service waiting for its turn to stop. The
+        // service group shuts services down one by one, and a service that returns while another one is being
+        // stopped makes the whole group fail ("finished unexpectedly"): at the end of a replayed walk that race
+        // turned a clean exit into exit status 1.
+        try? await gracefulShutdown()
     }
 }
 
