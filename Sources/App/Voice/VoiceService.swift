@@ -78,9 +78,14 @@ public final class VoiceService: Service, @unchecked Sendable {
         let microphone = try PulseMicrophone(source: options.source, report: microphoneChanged)
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
         microphoneName = options.source ?? PulseSourceProbe.defaultSource() ?? "default"
+        let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
+        let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         do {
             if let mean = try adaptation.cepstralMean(for: microphoneName) {
-                do { try recognizer.recognizer.adapt(cepstralMean: mean) } catch {
+                do {
+                    try recognizer.recognizer.adapt(cepstralMean: mean)
+                    try wake?.adapt(cepstralMean: mean)
+                } catch {
                     throw MicrophoneAdaptationStore.ReadError(description: "\(adaptation.path): what was kept for \(microphoneName) does not fit the speech model (\(error)); starting from the model's defaults")
                 }
             }
@@ -89,8 +94,6 @@ public final class VoiceService: Service, @unchecked Sendable {
             // Not fatal: the recognizer starts from the model's defaults, and the next save replaces the file.
             adaptationProblem = "\(error)"
         }
-        let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
-        let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         var listenerOptions = CommandListener.Options()
         listenerOptions.endpointSilence = options.endpointSilence
         listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions)

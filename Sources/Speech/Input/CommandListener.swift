@@ -241,6 +241,16 @@ public final class WakeWordSpotter {
         try decoder.useKeyphrase(self.phrase)
     }
 
+    /// Starts the spotter at a cepstral mean kept from an earlier run on the same microphone (see
+    /// ``VoiceRecognizer/adapt(cepstralMean:)``), so that the first wake word is not heard through the model's
+    /// stock mean. Call before ``begin()``.
+    public func adapt(cepstralMean mean: [Float]) throws {
+        try decoder.setCepstralMean(mean)
+    }
+
+    /// The spotter's current cepstral mean.
+    public var cepstralMean: [Float] { decoder.cepstralMean }
+
     public func begin() throws {
         if active { _ = try? decoder.end() }
         try decoder.begin()

@@ -1,0 +1,66 @@
+import Foundation
+import Speech
+import Testing
+
+/// The wake phrase ("hey soundscape") spotted in a stream of espeak-ng speech, as the listener feeds it: 20 ms
+/// chunks to one decoder running between commands.
+@Suite("Wake word", .serialized)
+struct WakeWordTests {
+    /// Feeds `samples` in 20 ms chunks; the time in seconds at which the spotter fired, or nil.
+    static func firstDetection(_ spotter: WakeWordSpotter, in samples: [Int16]) throws -> Double? {
+        try spotter.begin()
+        var i = 0
+        while i < samples.count {
+            let end = min(i + 320, samples.count)
+            if try spotter.process(Array(samples[i..<end])) { return Double(end) / 16_000 }
+            i = end
+        }
+        return nil
+    }
+
+    /// A second of a faint noise floor (about −50 dBFS; exact digital silence derails PocketSphinx).
+    static let quiet: [Int16] = {
+        var seed: UInt64 = 7
+        return (0..<16_000).map { _ in
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int16(Int64(seed >> 33) % 199 - 99)
+        }
+    }()
+
+    /// The cepstral mean a command recognizer reached on this kind of audio: what microphones.json keeps.
+    static func keptMean() throws -> [Float] {
+        let recognizer = RecognizerTests.recognizer
+        _ = try recognizer.recognize(RecognizerTests.speech("where am i", voice: "en-us", rate: 160))
+        return recognizer.cepstralMean
+    }
+
+    /// The spotter starts from the microphone's kept mean, as `run` starts it: then the phrase said a few
+    /// seconds after other speech is heard. (From the model's stock mean, the spotter needs some 15 s of this
+    /// audio before its mean has moved far enough to hear the phrase.)
+    @Test func aSpotterStartedFromTheKeptMeanHearsThePhraseAndNotOrdinarySpeech() throws {
+        let spotter = try WakeWordSpotter()
+        let stock = spotter.cepstralMean
+        #expect(stock.count == 13)
+        let kept = try Self.keptMean()
+        #expect(kept != stock)
+        try spotter.adapt(cepstralMean: kept)
+        #expect(spotter.cepstralMean == kept)
+        #expect(throws: RecognitionError.self) { try spotter.adapt(cepstralMean: [40, 1]) }
+
+        let phrase = try RecognizerTests.speech("hey soundscape", voice: "en-us", rate: 160)
+        let other = try RecognizerTests.speech("the weather is nice today and the bus is late", voice: "en-us", rate: 160)
+        let stream = other + Self.quiet + phrase
+        let heard = try #require(try Self.firstDetection(spotter, in: stream), "the wake phrase was not heard")
+        let phraseStarts = Double(other.count + Self.quiet.count) / 16_000
+        #expect(heard > phraseStarts, "fired at \(heard) s; the phrase starts at \(phraseStarts) s")
+
+        // Commands and chatter, in another voice, do not wake it.
+        for text in ["where am i", "what is around me", "hey there how are you", "the sound of the sea", "say that again"] {
+            let samples = try RecognizerTests.speech(text, voice: "en-gb-scotland", rate: 170)
+            #expect(try Self.firstDetection(spotter, in: Self.quiet + samples) == nil, "\"\(text)\" woke the spotter")
+        }
+        // And the phrase in that voice does.
+        let scottish = try RecognizerTests.speech("hey soundscape", voice: "en-gb-scotland", rate: 170)
+        #expect(try Self.firstDetection(spotter, in: Self.quiet + scottish) != nil)
+    }
+}
