@@ -17,7 +17,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for temporary databases (default: a new temporary folder).")
     var workDir: String?
 
-    @Option(help: "Measure only one group of figures: map, speech or audio (default: all).")
+    @Option(help: "Measure only one group of figures: map, speech, wake (the wake word alone) or audio (default: all).")
     var only: String?
 
     @Option(help: "Add the fuzzers' results (the TSV `make fuzz` writes) to the table.")
@@ -31,8 +31,8 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { if workDir == nil { try? FileManager.default.removeItem(atPath: work) } }
 
-        if let only, !["map", "speech", "audio"].contains(only) {
-            throw ValidationError("--only must be map, speech or audio, not \"\(only)\"")
+        if let only, !["map", "speech", "wake", "audio"].contains(only) {
+            throw ValidationError("--only must be map, speech, wake or audio, not \"\(only)\"")
         }
         let pbfPath = pbf ?? paths.bundledMapExtract().path
         if only == nil || only == "map" {
@@ -44,6 +44,10 @@ struct BenchCommand: AsyncParsableCommand {
         if only == nil || only == "speech" {
             printError("bench: speech synthesis and recognition…")
             figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer)
+        }
+        if only == nil || only == "speech" || only == "wake" {
+            printError("bench: wake word…")
+            figures += try WakeWordBench.run(paths: paths, synthesizer: synthesizer)
         }
         if only == nil || only == "audio" {
             printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
