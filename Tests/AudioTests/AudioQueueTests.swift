@@ -59,11 +59,17 @@ import Testing
             await withTaskGroup(of: Void.self) { group in
                 for i in 0..<3 {
                     group.addTask { log.append(i, await engine.play(AudioTestSupport.tone(500, seconds: 0.4), type: .standard)) }
-                    try? await Task.sleep(for: .milliseconds(5))
+                    // Each one in the engine before the next is started: child tasks run in any order, and under
+                    // load the second one reached the engine first (and played to its end instead of the first).
+                    let deadline = ContinuousClock.now + .seconds(2)
+                    while engine.queuedCount + (engine.isPlaying ? 1 : 0) < i + 1 && ContinuousClock.now < deadline {
+                        try? await Task.sleep(for: .milliseconds(1))
+                    }
                 }
             }
         }
         try await Task.sleep(for: .milliseconds(100))
+        #expect(engine.isPlaying && engine.queuedCount == 2)
         engine.clear()
         await group.value
         let results = Dictionary(uniqueKeysWithValues: log.entries)
