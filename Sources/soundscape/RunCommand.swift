@@ -183,6 +183,7 @@ struct RunCommand: AsyncParsableCommand {
             try await group.run()
         } catch {
             await output.problem("the assistant stopped: \(error)")
+            await output.finish()   // heard before the program ends
             throw ExitCode.failure
         }
     }

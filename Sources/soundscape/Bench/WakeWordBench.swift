@@ -47,10 +47,11 @@ enum WakeWordBench {
             for (v, variant) in VoiceCorpus.variants.enumerated() {
                 var stream: [Int16] = []
                 var windows: [Range<Int>] = []
+                let spoken = try corpus.speech(spotter.phrase, variant: variant)
                 for k in 0..<10 {
                     let sentence = VoiceCorpus.outOfGrammar[(v * 10 + k) % VoiceCorpus.outOfGrammar.count]
                     stream += VoiceCorpus.finish(try corpus.speech(sentence, variant: variant), noise: noise, snr: snr, rng: &rng)
-                    let phrase = VoiceCorpus.finish(try corpus.speech(spotter.phrase, variant: variant), noise: noise, snr: snr, rng: &rng)
+                    let phrase = VoiceCorpus.finish(spoken, noise: noise, snr: snr, rng: &rng)
                     windows.append(stream.count..<(stream.count + phrase.count + 9_600))
                     stream += phrase
                 }
