@@ -77,6 +77,71 @@ struct VoiceEndToEndTests {
         #expect(kept?.count == 13, "no adaptation kept for \(TestServices.source): \(String(describing: kept))")
     }
 
+    /// Hands-free: "hey soundscape", then "where am i", with no key at all. The microphone's adaptation is kept from
+    /// an earlier run (seeded here from the same kind of speech), so the spotter starts from it, as `run` does.
+    @Test func whereAmIAfterTheWakeWordIsAnsweredWithTheStreetName() async throws {
+        try TestServices.require()
+        let db = Soundscape.helsinkiDatabase
+        let street = try #require(try SpatialDataView(path: db).nearestRoad(to: Self.here)?.road.name)
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let socket = dir.appendingPathComponent("control.sock").path
+        func speech(_ text: String) throws -> PCMBuffer { try WAVFile.read(SpeechRecognitionSmokeTests.utterance(text, in: dir).path) }
+        let chatter = try speech("the weather is nice today"), wake = try speech("hey soundscape"), command = try speech("where am i")
+
+        // What an earlier run would have kept for this microphone: the recognizer's mean after some of this speech.
+        let earlier = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot))
+        for buffer in [chatter, command, chatter] { _ = try earlier.recognize(buffer.int16Samples) }
+        try MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
+            .save(earlier.recognizer.cepstralMean, for: TestServices.source)
+
+        let assistant = Process()
+        assistant.executableURL = Soundscape.executable
+        assistant.arguments = ["run", "--at", "\(Self.here.latitude),\(Self.here.longitude)", "--heading", "90",
+                               "--db", db, "--control-socket", socket, "--wake-word", "hey soundscape", "--verbose"]
+        assistant.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
+        let log = dir.appendingPathComponent("run.log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let logHandle = try FileHandle(forWritingTo: log)
+        assistant.standardInput = Pipe()
+        assistant.standardOutput = logHandle
+        assistant.standardError = logHandle
+        try assistant.run()
+        defer {
+            if assistant.isRunning { assistant.terminate() }
+            assistant.waitUntilExit()
+        }
+        func output() -> String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
+        var ready = false
+        for _ in 0..<150 {
+            if (try? ControlSocket.send("status", to: socket)) != nil { ready = true; break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        try #require(ready, "the assistant never opened its control socket: \(output())")
+        try await Task.sleep(for: .seconds(4))
+        #expect(!output().contains("Problem:"), "\(output())")
+
+        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
+                                               streamName: "test speaker", latency: 0.05)
+        // A sentence that is not the phrase does not wake it.
+        try microphone.write(chatter.samples)
+        try await Task.sleep(for: .seconds(2))
+        #expect(!output().contains("voice: listening"), "ordinary speech woke the assistant: \(output())")
+
+        // The phrase, a short pause, the command; the pause after it ends the utterance.
+        let recorder = SpeakerRecorder(seconds: 14)
+        recorder.start()
+        var rng = SplitMix64(seed: 5)
+        let pause = (0..<4_800).map { _ in Float(rng.gaussian() * 0.003) }
+        try microphone.write(wake.samples + pause + command.samples)
+        let reply = await recorder.finish()
+        let text = output()
+        #expect(text.contains("voice: listening (wake word)"), "the wake word was not heard: \(text)")
+        #expect(text.contains("voice: heard \"where am i\""), "the command after the wake word was not heard: \(text)")
+        let spotter = try StreetSpotter()
+        #expect(try spotter.hears(street, in: reply), "the reply does not say \(street); log: \(text)")
+    }
+
     @Test func aBrokenControlCommandIsRefusedAndTheSocketIsPrivate() throws {
         try TestServices.require()
         let dir = try temporaryDirectory()
