@@ -81,7 +81,7 @@ struct FaultTests {
             loud = Self.loudSamples(capture)
         }
         #expect(loud > 4_800, "nothing came out of the sink after the restart (\(loud) loud samples)")
-        #expect(run.child.stdout.contains("Sound is back"), "\(run.child.stdout)")
+        #expect(await run.child.waitFor("Sound is back", timeout: 5), "\(run.child.stdout)")
         #expect(run.child.isRunning)
 
         await run.quitsCleanly(timeout: 30)

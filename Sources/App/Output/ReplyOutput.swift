@@ -124,6 +124,9 @@ public actor EngineReplyOutput: ReplyOutput {
             let job = queue.removeFirst()
             guard job.generation == generation else { continue }
             _ = await engine.play(Self.sound(for: job.reply), type: job.reply.soundType)
+            // The engine reconnects by itself; once a reply has played, "Sound is back" is printed at once, not
+            // only when the next reply is asked for.
+            reportSoundServer()
         }
         worker = nil
     }
