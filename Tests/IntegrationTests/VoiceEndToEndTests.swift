@@ -13,42 +13,58 @@ struct VoiceEndToEndTests {
     /// On Aleksanterinkatu, central Helsinki, facing east.
     static let here = Coordinate(latitude: 60.16864, longitude: 24.94345)
 
+    /// `soundscape run` at ``here`` facing east, listening to the default source (the virtual microphone), with a
+    /// data folder of its own (`dir`: no microphone adaptation but what the test puts there) and its output in
+    /// `dir/run.log`. Returns once the control socket answers and the greeting has had time to finish.
+    final class RunningAssistant {
+        let process = Process()
+        let socket: String
+        let log: URL
+
+        init(dir: URL, extraArguments: [String] = []) async throws {
+            socket = dir.appendingPathComponent("control.sock").path
+            log = dir.appendingPathComponent("run.log")
+            process.executableURL = Soundscape.executable
+            process.arguments = ["run", "--at", "\(VoiceEndToEndTests.here.latitude),\(VoiceEndToEndTests.here.longitude)",
+                                 "--heading", "90", "--db", Soundscape.helsinkiDatabase, "--control-socket", socket,
+                                 "--verbose"] + extraArguments
+            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            let logHandle = try FileHandle(forWritingTo: log)
+            process.standardInput = Pipe()
+            process.standardOutput = logHandle
+            process.standardError = logHandle
+            try process.run()
+            var ready = false
+            for _ in 0..<150 {
+                if (try? ControlSocket.send("status", to: socket)) != nil { ready = true; break }
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            if !ready { stop() }
+            try #require(ready, "the assistant never opened its control socket: \(output)")
+            try await Task.sleep(for: .seconds(4))
+        }
+
+        var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
+
+        func stop() {
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+
     @Test func whereAmIByPushToTalkIsAnsweredWithTheStreetName() async throws {
         try TestServices.require()
         let db = Soundscape.helsinkiDatabase
         let street = try #require(try SpatialDataView(path: db).nearestRoad(to: Self.here)?.road.name)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let socket = dir.appendingPathComponent("control.sock").path
         let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance("where am i", in: dir).path)
 
-        // The assistant, at a fixed place, listening to the default source (the virtual microphone).
-        let assistant = Process()
-        assistant.executableURL = Soundscape.executable
-        assistant.arguments = ["run", "--at", "\(Self.here.latitude),\(Self.here.longitude)", "--heading", "90",
-                               "--db", db, "--control-socket", socket, "--verbose"]
-        // A data folder of its own: no microphone adaptation from earlier runs (the first command is heard cold).
-        assistant.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
-        let stdin = Pipe()
-        let log = dir.appendingPathComponent("run.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: log)
-        assistant.standardInput = stdin
-        assistant.standardOutput = logHandle
-        assistant.standardError = logHandle
-        try assistant.run()
-        defer {
-            if assistant.isRunning { assistant.terminate() }
-            assistant.waitUntilExit()
-        }
-        // Ready when the control socket answers; then let the greeting finish.
-        var ready = false
-        for _ in 0..<150 {
-            if (try? ControlSocket.send("status", to: socket)) != nil { ready = true; break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try #require(ready, "the assistant never opened its control socket: \(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))")
-        try await Task.sleep(for: .seconds(4))
+        // No microphone adaptation from earlier runs: the first command is heard cold.
+        let assistant = try await RunningAssistant(dir: dir)
+        defer { assistant.stop() }
+        let socket = assistant.socket
 
         // Record the speakers from before the press until the reply has been spoken.
         let recorder = SpeakerRecorder(seconds: 9)
@@ -61,7 +77,7 @@ struct VoiceEndToEndTests {
         try ControlSocket.send("release", to: socket)
         let reply = await recorder.finish()
 
-        let output = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+        let output = assistant.output
         #expect(output.contains("voice: heard \"where am i\""), "the assistant did not hear the command: \(output)")
         #expect(reply.rms() > 0.001, "nothing was spoken into the speakers")
 
@@ -81,11 +97,9 @@ struct VoiceEndToEndTests {
     /// an earlier run (seeded here from the same kind of speech), so the spotter starts from it, as `run` does.
     @Test func whereAmIAfterTheWakeWordIsAnsweredWithTheStreetName() async throws {
         try TestServices.require()
-        let db = Soundscape.helsinkiDatabase
-        let street = try #require(try SpatialDataView(path: db).nearestRoad(to: Self.here)?.road.name)
+        let street = try #require(try SpatialDataView(path: Soundscape.helsinkiDatabase).nearestRoad(to: Self.here)?.road.name)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let socket = dir.appendingPathComponent("control.sock").path
         func speech(_ text: String) throws -> PCMBuffer { try WAVFile.read(SpeechRecognitionSmokeTests.utterance(text, in: dir).path) }
         let chatter = try speech("the weather is nice today"), wake = try speech("hey soundscape"), command = try speech("where am i")
 
@@ -95,30 +109,9 @@ struct VoiceEndToEndTests {
         try MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
             .save(earlier.recognizer.cepstralMean, for: TestServices.source)
 
-        let assistant = Process()
-        assistant.executableURL = Soundscape.executable
-        assistant.arguments = ["run", "--at", "\(Self.here.latitude),\(Self.here.longitude)", "--heading", "90",
-                               "--db", db, "--control-socket", socket, "--wake-word", "hey soundscape", "--verbose"]
-        assistant.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
-        let log = dir.appendingPathComponent("run.log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let logHandle = try FileHandle(forWritingTo: log)
-        assistant.standardInput = Pipe()
-        assistant.standardOutput = logHandle
-        assistant.standardError = logHandle
-        try assistant.run()
-        defer {
-            if assistant.isRunning { assistant.terminate() }
-            assistant.waitUntilExit()
-        }
-        func output() -> String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
-        var ready = false
-        for _ in 0..<150 {
-            if (try? ControlSocket.send("status", to: socket)) != nil { ready = true; break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        try #require(ready, "the assistant never opened its control socket: \(output())")
-        try await Task.sleep(for: .seconds(4))
+        let assistant = try await RunningAssistant(dir: dir, extraArguments: ["--wake-word", "hey soundscape"])
+        defer { assistant.stop() }
+        func output() -> String { assistant.output }
         #expect(!output().contains("Problem:"), "\(output())")
 
         let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
