@@ -231,7 +231,8 @@ public final class WakeWordSpotter {
     ///     `soundscape bench --only wake` (`SOUNDSCAPE_WAKE=threshold,probability`), phone-loop probability
     ///     1e-7: at threshold 1e-25 the phrase was heard 180 times of 180 and ordinary speech woke the spotter
     ///     7 times an hour; at 1e-30, 180 and 8.8; at 1e-20, 179 and 3.5, but a voice change (the test) was
-    ///     missed; at 1e-15, 173 and 1.8.
+    ///     missed; at 1e-15, 173 and 1.8. (The false wakes are 1–4 in the bench's 34 minutes: a later run of
+    ///     1e-25 on audio that differed only in the resampler's history gave 179 and 1.8.)
     public init(phrase: String = "hey soundscape", model: AcousticModel = .debianEnglish,
                 extraWords: [(word: String, phones: String)] = [], pronouncer: (any Pronouncer)? = EspeakPronouncer(),
                 threshold: Double = 1e-25, phoneLoopProbability: Double = 1e-7) throws {
