@@ -20,7 +20,7 @@ public final class CommandRecognizer {
                 confidence: ConfidenceModel = .tuned, pronouncer: (any Pronouncer)? = EspeakPronouncer()) throws {
         let path = grammarPath ?? paths.grammars.path
         let grammar = try Self.loadGrammar(path)
-        let extra = try ExtraDictionary.load(paths.extraDictionary.path).map { (word: $0.word, phones: $0.phones) }
+        let extra = try ExtraDictionary.words(paths.extraDictionary.path)
         recognizer = try VoiceRecognizer(grammar: grammar, extraWords: extra, pronouncer: pronouncer,
                                          configuration: .init(model: model, confidence: confidence))
         self.grammarPath = path

@@ -28,6 +28,11 @@ public enum ExtraDictionary {
         return entries
     }
 
+    /// The entries as the decoders' `extraWords` take them.
+    public static func words(_ path: String) throws -> [(word: String, phones: String)] {
+        try load(path).map { (word: $0.word, phones: $0.phones) }
+    }
+
     /// Adds every entry to the decoder's dictionary.
     public static func apply(_ entries: [Entry], to decoder: PocketSphinxDecoder) throws {
         for e in entries { try decoder.addWord(e.word, phones: e.phones) }

@@ -78,7 +78,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         let microphone = try PulseMicrophone(source: options.source, report: microphoneChanged)
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
         microphoneName = options.source ?? PulseSourceProbe.defaultSource() ?? "default"
-        let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
+        let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         do {
             if let mean = try adaptation.cepstralMean(for: microphoneName) {

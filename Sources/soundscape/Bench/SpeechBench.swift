@@ -67,11 +67,7 @@ enum SpeechBench {
         figures.append(BenchFigure("ASR place names loaded with generated pronunciations (\(placeCount))", loadTime, "ms"))
 
         var rng = SplitMix64(seed: 20_261_121)
-        let cityFile = paths.data().appendingPathComponent("speech/city.ogg").path
-        if !FileManager.default.fileExists(atPath: cityFile) {
-            fetchFromDebian(package: "btanks-data", member: "usr/share/games/btanks/data/sounds/ambient/city.ogg", to: cityFile)
-        }
-        let (noise, noiseName) = VoiceCorpus.streetNoise(file: cityFile, rng: &rng)
+        let (noise, noiseName) = streetNoise(paths: paths, rng: &rng)
 
         // SOUNDSCAPE_ASR_DUMP=file: one JSON line per utterance (condition, variant, sentence, features) for fitting
         // the rejection model offline (scripts/fit-confidence.py).
@@ -208,6 +204,16 @@ enum SpeechBench {
 
         figures += try humanRecordings(recognizer: recognizer, paths: paths)
         return figures
+    }
+
+    /// The city ambience of test-data.md (fetched from Debian's btanks-data the first time), or pink noise when it
+    /// cannot be had.
+    static func streetNoise(paths: ProjectPaths, rng: inout SplitMix64) -> (samples: [Float], name: String) {
+        let cityFile = paths.data().appendingPathComponent("speech/city.ogg").path
+        if !FileManager.default.fileExists(atPath: cityFile) {
+            fetchFromDebian(package: "btanks-data", member: "usr/share/games/btanks/data/sounds/ambient/city.ogg", to: cityFile)
+        }
+        return VoiceCorpus.streetNoise(file: cityFile, rng: &rng)
     }
 
     /// Real human speech: pocketsphinx-testdata (out-of-grammar sentences, digits) and Asterisk prompts

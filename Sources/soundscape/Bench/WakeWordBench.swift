@@ -10,9 +10,8 @@ enum WakeWordBench {
         let grammar = try CommandRecognizer.loadGrammar(paths.grammars.path)
         let corpus = VoiceCorpus(grammar: grammar, synthesizer: synthesizer)
         var rng = SplitMix64(seed: 20_261_124)
-        let cityFile = paths.data().appendingPathComponent("speech/city.ogg").path
-        let (noise, noiseName) = VoiceCorpus.streetNoise(file: cityFile, rng: &rng)
-        let extra = (try? ExtraDictionary.load(paths.extraDictionary.path))?.map { (word: $0.word, phones: $0.phones) } ?? []
+        let (noise, noiseName) = SpeechBench.streetNoise(paths: paths, rng: &rng)
+        let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
         // SOUNDSCAPE_WAKE="threshold,phone-loop probability" measures other spotter settings than the defaults.
         let knobs = (ProcessInfo.processInfo.environment["SOUNDSCAPE_WAKE"] ?? "").split(separator: ",").compactMap { Double($0) }
         let spotter = knobs.count == 2 ? try WakeWordSpotter(extraWords: extra, threshold: knobs[0], phoneLoopProbability: knobs[1])
