@@ -99,38 +99,155 @@ extension PocketSphinxDecoder {
     }
 }
 
+/// How far the best grammar path of an utterance is ahead of the best path that means something else,
+/// worked out from its N-best hypotheses as they come, best first: the score of the first minus the score of
+/// the first one for which `same` (given both word strings, pronunciation numbers and fillers removed) is
+/// false. Speech the grammar contains usually has one clear winner; speech it does not contain fits several
+/// paths about equally badly. When no other words appear within `limit` hypotheses, the gap to the last one
+/// looked at (a lower bound).
+struct NBestMargin {
+    let limit: Int
+    let same: (String, String) -> Bool
+    private var best: (text: String, score: Int32)?
+    private var last: Int32 = 0
+    private var seen = 0
+    /// Set once a rival meaning has been found.
+    private(set) var rival: Int32?
+
+    init(limit: Int, same: @escaping (String, String) -> Bool) {
+        self.limit = limit
+        self.same = same
+    }
+
+    /// Whether more hypotheses could still change the margin.
+    var wantsMore: Bool { rival == nil && seen < limit }
+
+    /// The margin so far; nil before the first hypothesis.
+    var margin: Int32? { rival ?? best.map { $0.score - last } }
+
+    /// Takes the next hypothesis (as PocketSphinx writes it, fillers and pronunciation numbers included).
+    mutating func add(_ hypothesis: String, score: Int32) {
+        guard wantsMore else { return }
+        let text = hypothesis.split(separator: " ").filter { !($0.hasPrefix("<") || $0.hasPrefix("[")) }
+            .map { w -> Substring in w.firstIndex(of: "(").map { w[..<$0] } ?? w }.joined(separator: " ")
+        seen += 1
+        last = score
+        if let best {
+            if !same(best.text, text) { rival = best.score - score }
+        } else {
+            best = (text, score)
+        }
+    }
+}
+
 extension PocketSphinxDecoder {
-    /// How far the best grammar path of the last utterance is ahead of the best path that means something
-    /// else: the score of the first N-best hypothesis minus the score of the first one for which `same`
-    /// (given both word strings, pronunciation numbers and fillers removed) is false, searching the word
-    /// lattice's `limit` best paths. Speech the grammar contains usually has one clear winner; speech it does not
-    /// contain fits several paths about equally badly. When no other words appear within `limit` paths,
-    /// the gap to the last path looked at (a lower bound); likewise when `budget` runs out first (each path
-    /// costs an A* step over the lattice, a long noisy utterance's lattice makes that slow). Nil when there is no lattice.
-    public func nbestMargin(limit: Int = 30, budget: Duration? = nil, same: (String, String) -> Bool = { $0 == $1 }) -> Int32? {
+    /// The N-best margin (``NBestMargin``) of the last utterance, searched in this process: up to `limit`
+    /// hypotheses, or fewer when `budget` runs out between two of them. Building the lattice cannot be
+    /// interrupted: a long noisy utterance against a big grammar can take seconds before the first
+    /// hypothesis comes (``startMarginSearch(limit:same:)`` can be stopped). Nil when there is no lattice.
+    public func nbestMargin(limit: Int = 30, budget: Duration? = nil, same: @escaping (String, String) -> Bool = { $0 == $1 }) -> Int32? {
         let deadline = budget.map { ContinuousClock.now + $0 }
+        var margin = NBestMargin(limit: limit, same: same)
         var it = ps_nbest(decoder)
-        var best: (text: String, score: Int32)?
-        var last: Int32 = 0
-        var seen = 0
         defer { if let n = it { ps_nbest_free(n) } }
-        while let n = it, seen < limit {
+        while let n = it, margin.wantsMore {
             var score: Int32 = 0
-            if let hyp = ps_nbest_hyp(n, &score) {
-                let text = String(cString: hyp).split(separator: " ").filter { !($0.hasPrefix("<") || $0.hasPrefix("[")) }
-                    .map { w -> Substring in w.firstIndex(of: "(").map { w[..<$0] } ?? w }.joined(separator: " ")
-                seen += 1
-                last = score
-                if let best {
-                    if !same(best.text, text) { return best.score - score }
-                } else {
-                    best = (text, score)
-                }
-            }
+            if let hyp = ps_nbest_hyp(n, &score) { margin.add(String(cString: hyp), score: score) }
             if let deadline, ContinuousClock.now >= deadline { break }
             it = ps_nbest_next(n)
         }
-        guard let best else { return nil }
-        return best.score - last
+        return margin.margin
+    }
+
+    /// Starts the N-best margin search of the last utterance in a forked copy of this process (see
+    /// `soundscape_fork_nbest`), so that it can be stopped when its answer would come too late and the
+    /// decoder is free for the next utterance at once. Nil when the process cannot fork.
+    public func startMarginSearch(limit: Int = 30, same: @escaping (String, String) -> Bool = { $0 == $1 }) -> ForkedMarginSearch? {
+        ForkedMarginSearch(decoder: self, limit: limit, same: same)
+    }
+}
+
+/// An N-best margin search running in a child process, which writes the hypotheses to a pipe as it finds them.
+/// ``wait(for:)`` reads them until the margin is known or the time is up; then the child is killed and reaped.
+/// Not thread-safe: one thread waits.
+public final class ForkedMarginSearch {
+    private var pid: pid_t
+    private var fd: Int32
+    private var margin: NBestMargin
+    private var pending: [UInt8] = []
+    private var outcome: Int32??
+
+    init?(decoder: PocketSphinxDecoder, limit: Int, same: @escaping (String, String) -> Bool) {
+        var fds: [Int32] = [0, 0]
+        guard soundscape_pipe(&fds) == 0 else { return nil }
+        let child = soundscape_fork_nbest(decoder.decoder, Int32(limit), fds[0], fds[1])
+        close(fds[1])
+        guard child > 0 else {
+            close(fds[0])
+            return nil
+        }
+        pid = child
+        fd = fds[0]
+        margin = NBestMargin(limit: limit, same: same)
+    }
+
+    deinit { stop() }
+
+    /// The margin, or nil with `timedOut` when it was not known within `budget` (nil: as long as it takes;
+    /// zero: not at all). Either way the child has ended when this returns.
+    public func wait(for budget: Duration?) -> (margin: Int32?, timedOut: Bool) {
+        if let outcome { return (outcome, false) }
+        let deadline = budget.map { ContinuousClock.now + $0 }
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while margin.wantsMore {
+            var timeout: Int32 = -1
+            if let deadline {
+                let left = deadline - ContinuousClock.now
+                if left <= .zero { break }
+                let (s, a) = left.components
+                timeout = Int32(min(Int64(Int32.max), s * 1000 + (a + 999_999_999_999_999) / 1_000_000_000_000_000))
+            }
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&p, 1, timeout)
+            if ready < 0 && errno == EINTR { continue }
+            if ready <= 0 { continue }   // the deadline check above ends the loop
+            let n = read(fd, &chunk, chunk.count)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 {   // the child has written everything (or died): what has come is the answer
+                stop()
+                outcome = .some(margin.margin)
+                return (margin.margin, false)
+            }
+            take(chunk[0..<n])
+        }
+        stop()
+        if !margin.wantsMore {
+            outcome = .some(margin.margin)
+            return (margin.margin, false)
+        }
+        return (nil, true)
+    }
+
+    /// Splits what came into lines ("score words") and gives each to the margin.
+    private func take(_ bytes: ArraySlice<UInt8>) {
+        pending += bytes
+        while let newline = pending.firstIndex(of: 10) {
+            let line = String(decoding: pending[..<newline], as: UTF8.self)
+            pending.removeSubrange(...newline)
+            let parts = line.split(separator: " ", maxSplits: 1)
+            guard let score = parts.first.flatMap({ Int32($0) }) else { continue }
+            margin.add(parts.count > 1 ? String(parts[1]) : "", score: score)
+        }
+    }
+
+    /// Kills the child if it is still running, reaps it and closes the pipe.
+    private func stop() {
+        guard pid > 0 else { return }
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        close(fd)
+        pid = 0
+        fd = -1
     }
 }

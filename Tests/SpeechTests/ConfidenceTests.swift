@@ -50,7 +50,7 @@ struct ConfidenceTests {
         #expect(skipped > 0, "the N-best search ran for all \(texts.count) utterances")
     }
 
-    @Test func aMarginSearchPastItsBudgetRejectsAndTheNextUtteranceWaitsForIt() throws {
+    @Test func aMarginSearchPastItsBudgetIsStoppedAndTheDecisionMadeWithoutIt() throws {
         let recognizer = RecognizerTests.recognizer
         defer { recognizer.marginBudget = .milliseconds(35) }
         // Sentences whose other features left the decision to the margin in the bench corpus (en-us voice).
@@ -63,7 +63,7 @@ struct ConfidenceTests {
             recognizer.marginBudget = nil
             let patient = try recognizer.recognize(samples)
             guard patient.features.nbestMarginMeasured else { continue }
-            // No time at all: the lattice search goes on in the background and the decision is made without it.
+            // No time at all: the decision is made without the lattice search.
             recognizer.marginBudget = .zero
             let hurried = try recognizer.recognize(samples)
             #expect(!hurried.features.nbestMarginMeasured, "\(text): \(hurried.features)")
@@ -82,12 +82,55 @@ struct ConfidenceTests {
             if hurried.command == nil {
                 #expect(hurried.rejection?.contains("no time to weigh the rivals") == true, "\(text): \(hurried.rejection ?? "accepted")")
             }
-            // The decoder is the background search's until it ends; the next utterance waits for it, then decodes normally.
+            // A search stopped at its budget leaves no process behind, and the next utterance decodes normally.
+            recognizer.marginBudget = .milliseconds(1)
+            _ = try recognizer.recognize(samples)
+            #expect(Self.forkedCopies().isEmpty, "\(text): \(Self.forkedCopies())")
             recognizer.marginBudget = .milliseconds(35)
             let next = try recognizer.recognize(RecognizerTests.speech("where am i"))
             #expect(next.command?.intent == "where_am_i", "after \(text): heard \(next.text), \(next.rejection ?? "accepted")")
         }
         #expect(needed > 0, "none of the sentences needed the N-best margin when hurried")
+    }
+
+    @Test func theMarginSearchedInAChildProcessIsTheOneSearchedHere() throws {
+        let recognizer = RecognizerTests.recognizer
+        let decoder = recognizer.decoder
+        var compared = 0
+        for text in ["set beacon on Stockmann", "what is the meaning of life", "where is the nearest cash machine", "mute the beacon"] {
+            recognizer.marginBudget = .zero   // the recognizer's own search is not wanted here
+            defer { recognizer.marginBudget = .milliseconds(35) }
+            let result = try recognizer.recognize(RecognizerTests.speech(text))
+            guard !result.text.isEmpty else { continue }
+            // The decoder still holds the utterance: its lattice searched here and in a forked copy.
+            let here = decoder.nbestMargin(limit: 30)
+            let search = try #require(decoder.startMarginSearch(limit: 30))
+            let (there, timedOut) = search.wait(for: nil)
+            #expect(!timedOut)
+            #expect(there == here, "\(text) (heard \(result.text)): \(String(describing: there)) in the child, \(String(describing: here)) here")
+            if here != nil { compared += 1 }
+            // A search that is not given the time is stopped, and its child reaped.
+            let hurried = try #require(decoder.startMarginSearch(limit: 30))
+            #expect(hurried.wait(for: .zero) == (nil, true))
+            #expect(Self.forkedCopies().isEmpty, "\(Self.forkedCopies())")
+        }
+        #expect(compared > 0, "no utterance had a lattice")
+    }
+
+    /// Child processes of this one that are copies of it (a forked margin search still running or not reaped).
+    static func forkedCopies() -> [Int] {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? ""
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        let children = tasks.flatMap { task in
+            ((try? String(contentsOfFile: "/proc/self/task/\(task)/children", encoding: .utf8)) ?? "").split(separator: " ").compactMap { Int($0) }
+        }
+        return children.filter { pid in
+            // A zombie no longer shows its executable; one of ours would be a zombie only if nobody reaped it.
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            let state = stat.split(separator: ")").last?.split(separator: " ").first
+            let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
+            return exe == me || (state == "Z" && stat.contains("(") && stat.contains(ProcessInfo.processInfo.processName.prefix(15)))
+        }
     }
 
     @Test func theMarginMattersOnlyWithinItsSpanBelowTheThreshold() {

@@ -172,7 +172,6 @@ public final class VoiceRecognizer {
     }
 
     private func load(_ g: CommandGrammar) throws {
-        settlePendingMargin()
         let missing = g.allWords.filter { !decoder.knows($0) }
         let made = pronounce(Array(missing))
         if let word = missing.subtracting(made).sorted().first {
@@ -237,55 +236,12 @@ public final class VoiceRecognizer {
     public var measuresMarginAlways = false
     /// How long ``finish()`` waits for the N-best margin. PocketSphinx builds the word lattice of a grammar
     /// search in time that grows with the square of its word exits: usually a few milliseconds, but a long
-    /// noisy utterance against 150 place names can take a second. When the budget runs out the decision is
-    /// made without the margin (by ``Configuration/confidenceWithoutMargin``) and the search finishes in the
-    /// background; the next utterance waits for it before it starts.
-    /// nil waits as long as it takes (fitting the model).
+    /// noisy utterance against 150 place names can take seconds. The search runs in a forked child
+    /// (``PocketSphinxDecoder/startMarginSearch(limit:same:)``); when the budget runs out the child is killed
+    /// and the decision is made without the margin (by ``Configuration/confidenceWithoutMargin``). Nothing of
+    /// it is left running: the next utterance starts at once and no processor time goes on an answer nobody
+    /// waits for. nil waits as long as it takes (fitting the model); zero decides without the margin at once.
     public var marginBudget: Duration? = .milliseconds(35)
-    /// The background margin search of an utterance that ran past its budget.
-    private var pendingMargin: MarginSearch?
-
-    /// One lattice search on a worker thread. The decoder is used by that thread alone until
-    /// ``wait(for:)`` says it is done; the recognizer does not touch it before.
-    private final class MarginSearch: @unchecked Sendable {
-        private let done = DispatchSemaphore(value: 0)
-        private var result: Int32?
-        private var finished = false
-        private let decoder: PocketSphinxDecoder
-
-        init(decoder: PocketSphinxDecoder, limit: Int, same: @escaping @Sendable (String, String) -> Bool) {
-            self.decoder = decoder
-            let thread = Thread { [self] in
-                result = self.decoder.nbestMargin(limit: limit, same: same)
-                done.signal()
-            }
-            thread.name = "soundscape-nbest"
-            thread.start()
-        }
-
-        /// The margin, or nil with `timedOut` when the search is still running after `budget`.
-        func wait(for budget: Duration?) -> (margin: Int32?, timedOut: Bool) {
-            if finished { return (result, false) }
-            if budget == .zero { return (nil, true) }   // do not wait at all, even for a search already done
-            if let budget {
-                let (s, a) = budget.components
-                let nanos = Int(s) * 1_000_000_000 + Int(a / 1_000_000_000)
-                if done.wait(timeout: .now() + .nanoseconds(nanos)) == .timedOut { return (nil, true) }
-            } else {
-                done.wait()
-            }
-            finished = true
-            return (result, false)
-        }
-    }
-
-    /// Waits for a margin search still running from the previous utterance (the decoder is its until then).
-    private func settlePendingMargin() {
-        if let pending = pendingMargin {
-            _ = pending.wait(for: nil)
-            pendingMargin = nil
-        }
-    }
 
     /// The first utterance's audio, kept while the decoders are cold (see ``finish()``); nil once they are warm.
     private var coldAudio: [Int16]?
@@ -297,7 +253,6 @@ public final class VoiceRecognizer {
     /// Starts every decoder at a cepstral mean kept from an earlier run on the same microphone, so that
     /// the first utterance is decoded once, by decoders already adapted to it. Call before the first utterance.
     public func adapt(cepstralMean mean: [Float]) throws {
-        settlePendingMargin()
         try decoder.setCepstralMean(mean)
         try phoneLoop?.setCepstralMean(mean)
         try everydayLoop?.setCepstralMean(mean)
@@ -305,7 +260,6 @@ public final class VoiceRecognizer {
     }
 
     public func begin() throws {
-        settlePendingMargin()
         samplesThisUtterance = 0
         if coldAudio != nil { coldAudio = [] }
         try decoder.begin()
@@ -387,10 +341,11 @@ public final class VoiceRecognizer {
         let needsMargin = measuresMarginAlways || (phoneLoop != nil && parses && configuration.confidence.marginCanChange(features))
         var marginTimedOut = false
         if needsMargin, !hypothesis.text.isEmpty, hypothesis.frames > 0 {
-            let search = MarginSearch(decoder: decoder, limit: Self.nbestLimit, same: { $0 == $1 || meaning($0) == meaning($1) })
-            let (margin, timedOut) = search.wait(for: measuresMarginAlways ? nil : marginBudget)
+            let budget = measuresMarginAlways ? nil : marginBudget
+            // A process that cannot fork decides without the margin, as when there is no time for it.
+            let search = budget == .zero ? nil : decoder.startMarginSearch(limit: Self.nbestLimit, same: { $0 == $1 || meaning($0) == meaning($1) })
+            let (margin, timedOut) = search?.wait(for: budget) ?? (nil, true)
             if timedOut {
-                pendingMargin = search
                 marginTimedOut = true
             } else if let margin {
                 features.nbestMargin = Double(margin) / Double(hypothesis.frames)
