@@ -46,6 +46,13 @@ public final class VoiceRecognizer {
         public var everydayWords: Int
         /// PocketSphinx options for the everyday loop alone, after the shared ones and its narrow beams.
         public var everydayOptions: [String] = Configuration.defaultEverydayOptions
+        /// PocketSphinx options for the phone loop, after its own. Two Gaussians per codebook instead of four
+        /// (`-topn 2`): the loop only gives the scores the grammar path is compared with. In the bench (2 held-out
+        /// voices, clean, 10 and 5 dB, 285 out-of-grammar sentences) it cut the loop's time by 8 %; clean accuracy
+        /// 94.9 % (94.5), false rejection 1.3 % (1.7), 5 dB 68.2 % (69.1), out-of-grammar rejection 84.6 % (81.8),
+        /// with the confidence model fitted on four. `SOUNDSCAPE_ASR_PHONELOOP_OPTIONS` replaces it, for comparisons.
+        public var phoneLoopOptions: [String] = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_PHONELOOP_OPTIONS"] == nil
+            ? ["-topn", "2"] : Configuration.options(from: "SOUNDSCAPE_ASR_PHONELOOP_OPTIONS")
         /// Decode the first utterance a second time, once the first pass has adapted the decoders to it
         /// (``VoiceRecognizer/finish()``). `SOUNDSCAPE_ASR_COLDSTART=once` turns it off (for comparisons).
         public var redecodesColdStart: Bool = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_COLDSTART"] != "once"
@@ -137,7 +144,7 @@ public final class VoiceRecognizer {
             everydayLoop = nil
         }
         if let lm = configuration.phoneLoopModel, FileManager.default.fileExists(atPath: lm) {
-            let loop = try PocketSphinxDecoder(model: configuration.model, options: ["-allphone_ci", "yes"])
+            let loop = try PocketSphinxDecoder(model: configuration.model, options: ["-allphone_ci", "yes"] + configuration.phoneLoopOptions)
             try loop.usePhoneLoop(languageModel: lm)
             phoneLoop = loop
         } else {
