@@ -176,10 +176,12 @@ public final class ForkedMarginSearch {
     private var margin: NBestMargin
     private var pending: [UInt8] = []
     private var outcome: Int32??
+    private let started: ContinuousClock.Instant
 
     init?(decoder: PocketSphinxDecoder, limit: Int, same: @escaping (String, String) -> Bool) {
         var fds: [Int32] = [0, 0]
         guard soundscape_pipe(&fds) == 0 else { return nil }
+        started = .now
         let child = soundscape_fork_nbest(decoder.decoder, Int32(limit), fds[0], fds[1])
         close(fds[1])
         guard child > 0 else {
@@ -193,11 +195,12 @@ public final class ForkedMarginSearch {
 
     deinit { stop() }
 
-    /// The margin, or nil with `timedOut` when it was not known within `budget` (nil: as long as it takes;
-    /// zero: not at all). Either way the child has ended when this returns.
+    /// The margin, or nil with `timedOut` when it was not known within `budget` of the start (nil: as long as it
+    /// takes; zero: not at all). Either way the child has ended when this returns.
     public func wait(for budget: Duration?) -> (margin: Int32?, timedOut: Bool) {
         if let outcome { return (outcome, false) }
-        let deadline = budget.map { ContinuousClock.now + $0 }
+        // From the fork on: copying a big process's page tables takes a few milliseconds of the budget.
+        let deadline = budget.map { started + $0 }
         var chunk = [UInt8](repeating: 0, count: 4096)
         while margin.wantsMore {
             var timeout: Int32 = -1
