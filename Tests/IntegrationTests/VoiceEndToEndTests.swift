@@ -67,7 +67,7 @@ struct VoiceEndToEndTests {
         let socket = assistant.socket
 
         // Record the speakers from before the press until the reply has been spoken.
-        let recorder = SpeakerRecorder(seconds: 9)
+        let recorder = SpeakerRecorder(seconds: 12)
         recorder.start()
         try ControlSocket.send("press", to: socket)
         let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
@@ -83,7 +83,12 @@ struct VoiceEndToEndTests {
 
         // Decode the spoken reply: the street's name must be in it, a street elsewhere must not.
         let spotter = try StreetSpotter()
-        #expect(try spotter.hears(street, in: reply), "the reply does not say \(street); log: \(output)")
+        if try !spotter.hears(street, in: reply) {
+            // Keep the recording for whoever looks into it (the test's folder is removed).
+            let kept = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-e2e-reply-\(getpid()).wav").path
+            try? WAVFile.write(reply, to: kept)
+            Issue.record("the reply does not say \(street); sound at \(reply.soundSpans()) s of the recording, kept in \(kept); log: \(output)")
+        }
         let elsewhere = street == "Mannerheimintie" ? "Hämeentie" : "Mannerheimintie"
         #expect(try !spotter.hears(elsewhere, in: reply))
 
@@ -210,6 +215,24 @@ final class SpeakerRecorder: @unchecked Sendable {
             DispatchQueue.global().async { self.done.wait(); c.resume() }
         }
         return PCMBuffer(sampleRate: 16_000, channels: 1, samples: samples)
+    }
+}
+
+extension PCMBuffer {
+    /// Where a mono recording has sound (100 ms windows above −40 dBFS), as "start–end" seconds, for failure messages.
+    func soundSpans() -> String {
+        let window = sampleRate / 10
+        var spans: [String] = [], start: Int?
+        let windows = samples.count / window
+        for w in 0...windows {
+            let loud = w < windows && samples[(w * window)..<((w + 1) * window)].reduce(Float(0)) { $0 + $1 * $1 } / Float(window) > 1e-4
+            if loud, start == nil { start = w }
+            if !loud, let s = start {
+                spans.append(String(format: "%.1f–%.1f", Double(s) / 10, Double(w) / 10))
+                start = nil
+            }
+        }
+        return spans.isEmpty ? "none" : spans.joined(separator: ", ")
     }
 }
 
