@@ -102,10 +102,11 @@ struct ConfidenceTests {
             defer { recognizer.marginBudget = .milliseconds(35) }
             let result = try recognizer.recognize(RecognizerTests.speech(text))
             guard !result.text.isEmpty else { continue }
-            // The decoder still holds the utterance: its lattice searched here and in a forked copy.
-            let here = decoder.nbestMargin(limit: 30)
+            // The decoder still holds the utterance: its lattice built and searched in a forked copy, then here
+            // (in that order, so that the child does not find the lattice already built).
             let search = try #require(decoder.startMarginSearch(limit: 30))
             let (there, timedOut) = search.wait(for: nil)
+            let here = decoder.nbestMargin(limit: 30)
             #expect(!timedOut)
             #expect(there == here, "\(text) (heard \(result.text)): \(String(describing: there)) in the child, \(String(describing: here)) here")
             if here != nil { compared += 1 }
