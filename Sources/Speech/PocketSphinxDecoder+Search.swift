@@ -141,19 +141,16 @@ struct NBestMargin {
 }
 
 extension PocketSphinxDecoder {
-    /// The N-best margin (``NBestMargin``) of the last utterance, searched in this process: up to `limit`
-    /// hypotheses, or fewer when `budget` runs out between two of them. Building the lattice cannot be
-    /// interrupted: a long noisy utterance against a big grammar can take seconds before the first
-    /// hypothesis comes (``startMarginSearch(limit:same:)`` can be stopped). Nil when there is no lattice.
-    public func nbestMargin(limit: Int = 30, budget: Duration? = nil, same: @escaping (String, String) -> Bool = { $0 == $1 }) -> Int32? {
-        let deadline = budget.map { ContinuousClock.now + $0 }
+    /// The N-best margin (``NBestMargin``) of the last utterance, searched in this process. Building the
+    /// lattice cannot be interrupted: a long noisy utterance against a big grammar can take seconds before the
+    /// first hypothesis comes (``startMarginSearch(limit:same:)`` can be stopped). Nil when there is no lattice.
+    public func nbestMargin(limit: Int = 30, same: @escaping (String, String) -> Bool = { $0 == $1 }) -> Int32? {
         var margin = NBestMargin(limit: limit, same: same)
         var it = ps_nbest(decoder)
         defer { if let n = it { ps_nbest_free(n) } }
         while let n = it, margin.wantsMore {
             var score: Int32 = 0
             if let hyp = ps_nbest_hyp(n, &score) { margin.add(String(cString: hyp), score: score) }
-            if let deadline, ContinuousClock.now >= deadline { break }
             it = ps_nbest_next(n)
         }
         return margin.margin
@@ -203,7 +200,8 @@ public final class ForkedMarginSearch {
         // From the fork on: copying a big process's page tables takes a few milliseconds of the budget.
         let deadline = budget.map { started + $0 }
         var chunk = [UInt8](repeating: 0, count: 4096)
-        while margin.wantsMore {
+        var written = false   // the child has written everything (or died): what has come is the answer
+        while margin.wantsMore && !written {
             var timeout: Int32 = -1
             if let deadline {
                 let left = deadline - ContinuousClock.now
@@ -212,24 +210,15 @@ public final class ForkedMarginSearch {
                 timeout = Int32(min(Int64(Int32.max), s * 1000 + (a + 999_999_999_999_999) / 1_000_000_000_000_000))
             }
             var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&p, 1, timeout)
-            if ready < 0 && errno == EINTR { continue }
-            if ready <= 0 { continue }   // the deadline check above ends the loop
+            if poll(&p, 1, timeout) <= 0 { continue }   // interrupted or timed out: the deadline check ends the loop
             let n = read(fd, &chunk, chunk.count)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 {   // the child has written everything (or died): what has come is the answer
-                stop()
-                outcome = .some(margin.margin)
-                return (margin.margin, false)
-            }
-            take(chunk[0..<n])
+            if n <= 0 { written = true } else { take(chunk[0..<n]) }
         }
         stop()
-        if !margin.wantsMore {
-            outcome = .some(margin.margin)
-            return (margin.margin, false)
-        }
-        return (nil, true)
+        guard written || !margin.wantsMore else { return (nil, true) }
+        outcome = .some(margin.margin)
+        return (margin.margin, false)
     }
 
     /// Splits what came into lines ("score words") and gives each to the margin.

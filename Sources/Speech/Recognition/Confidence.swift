@@ -23,7 +23,7 @@ public struct ConfidenceFeatures: Sendable, Equatable, Codable {
     /// Frames of the grammar's words per expected phone (a short command stretched over long speech).
     public var framesPerPhone: Double = 0
     /// How far the best grammar path is ahead of the best path with another meaning (intent or slots)
-    /// (``PocketSphinxDecoder/nbestMargin(limit:same:)``), per frame; 0 when there was no lattice or when
+    /// (``NBestMargin``), per frame; 0 when there was no lattice or when
     /// it was not measured (see ``nbestMarginMeasured``).
     public var nbestMargin: Double = 0
     /// Whether ``nbestMargin`` was measured. The recognizer skips the N-best search when the other features

@@ -51,8 +51,7 @@ public final class VoiceRecognizer {
         /// voices, clean, 10 and 5 dB, 285 out-of-grammar sentences) it cut the loop's time by 8 %; clean accuracy
         /// 94.9 % (94.5), false rejection 1.3 % (1.7), 5 dB 68.2 % (69.1), out-of-grammar rejection 84.6 % (81.8),
         /// with the confidence model fitted on four. `SOUNDSCAPE_ASR_PHONELOOP_OPTIONS` replaces it, for comparisons.
-        public var phoneLoopOptions: [String] = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_PHONELOOP_OPTIONS"] == nil
-            ? ["-topn", "2"] : Configuration.options(from: "SOUNDSCAPE_ASR_PHONELOOP_OPTIONS")
+        public var phoneLoopOptions: [String] = Configuration.defaultPhoneLoopOptions
         /// Decode the first utterance a second time, once the first pass has adapted the decoders to it
         /// (``VoiceRecognizer/finish()``). `SOUNDSCAPE_ASR_COLDSTART=once` turns it off (for comparisons).
         public var redecodesColdStart: Bool = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_COLDSTART"] != "once"
@@ -91,6 +90,11 @@ public final class VoiceRecognizer {
         public static var defaultEverydayWords: Int {
             if let v = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_EVERYDAY"] { return v == "off" ? 0 : Int(v) ?? 400 }
             return 400
+        }
+
+        /// `-topn 2`, or what `SOUNDSCAPE_ASR_PHONELOOP_OPTIONS` says (as `SOUNDSCAPE_ASR_OPTIONS`, for the phone loop).
+        public static var defaultPhoneLoopOptions: [String] {
+            ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_PHONELOOP_OPTIONS"] == nil ? ["-topn", "2"] : options(from: "SOUNDSCAPE_ASR_PHONELOOP_OPTIONS")
         }
 
         /// −15 dB, or what `SOUNDSCAPE_ASR_DENOISE` says ("off", or a level such as "-8"), for comparisons in the bench.
