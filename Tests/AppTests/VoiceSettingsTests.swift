@@ -76,7 +76,7 @@ struct VoiceSettingsTests {
         return dir
     }
 
-    static func harness(settingsPath: String? = nil, heading: Bool = true) async throws -> Harness {
+    static func harness(settingsPath: String? = nil, heading: Bool = true, located: Bool = true) async throws -> Harness {
         let dir = try folder()
         let path = settingsPath ?? dir.appendingPathComponent("config.toml").path
         let output = RecordingOutput()
@@ -91,8 +91,10 @@ struct VoiceSettingsTests {
                                   followFixTimes: true, format: .none, guidance: guidance, intents: parser,
                                   settings: LiveSettings(store: SettingsStore(path: path), settings: Settings(), audio: audio),
                                   headingControl: heading ? headingControl : nil)
-        await assistant.locate(LocationFix(coordinate: here, timestamp: Date(), horizontalAccuracy: 5))
-        await assistant.settle()
+        if located {
+            await assistant.locate(LocationFix(coordinate: here, timestamp: Date(), horizontalAccuracy: 5))
+            await assistant.settle()
+        }
         return Harness(assistant: assistant, output: output, audio: audio, heading: headingControl, settingsPath: path,
                        guidance: guidance)
     }
@@ -339,6 +341,26 @@ struct VoiceSettingsTests {
     }
 
     // MARK: help
+
+    // MARK: before the first fix
+
+    /// The fault tests' corrupt-database run asked "where am I" the moment the program had started, and was told its
+    /// fixed location was not known yet: the fix had not reached the pipeline.
+    @Test func whereAmIGivenJustBeforeTheFirstFixIsAnsweredFromIt() async throws {
+        let h = try await Self.harness(located: false)
+        let asking = Task { await h.say("where am i") }
+        try await Task.sleep(for: .milliseconds(300))
+        await h.assistant.locate(LocationFix(coordinate: Self.here, timestamp: Date(), horizontalAccuracy: 5))
+        // This harness has no map, so an answer from the fix is that the map is not available.
+        #expect(await asking.value == ["The map is not available"])
+    }
+
+    @Test func whereAmIWithNoFixAtAllSaysSoAfterWaiting() async throws {
+        let h = try await Self.harness(located: false)
+        let start = ContinuousClock.now
+        #expect(await h.say("where am i") == ["Your location is not known yet"])
+        #expect(ContinuousClock.now - start >= .seconds(1.9))
+    }
 
     @Test func helpMentionsRoutesSettingsAndUndo() async throws {
         let h = try await Self.harness()

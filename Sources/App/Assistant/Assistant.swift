@@ -147,7 +147,11 @@ public final class Assistant: Sendable {
     /// A recognised command. Returns false on "quit".
     public func handle(_ command: RecognizedCommand) async -> Bool {
         switch CommandMap.action(for: command) {
-        case .post(let event): processor.post(event)
+        case .post(let event):
+            // "Where am I" typed or said the moment the program has started is answered from the first fix, which
+            // is on its way (a fixed location, or gpsd's first report), rather than with "not known yet".
+            if event is ExplorationEvent { _ = await locatedUser() }
+            processor.post(event)
         case .hush:
             await processor.hush()
             await guidance?.hush()
@@ -175,7 +179,8 @@ public final class Assistant: Sendable {
         return true
     }
 
-    /// The user as the pipeline knows them; a command typed before the first fix waits up to 2 s for one.
+    /// The user as the pipeline knows them; a command that needs a position, given before the first fix, waits up to
+    /// 2 s for one.
     func locatedUser() async -> UserState {
         await processor.flush()
         var user = await processor.currentUser
