@@ -165,7 +165,8 @@ extension PocketSphinxDecoder {
 }
 
 /// An N-best margin search running in a child process, which writes the hypotheses to a pipe as it finds them.
-/// ``wait(for:)`` reads them until the margin is known or the time is up; then the child is killed and reaped.
+/// ``wait(for:)`` reads them until the margin is known or the time is up; then the child is killed (and reaped in
+/// the background).
 /// Not thread-safe: one thread waits.
 public final class ForkedMarginSearch {
     private var pid: pid_t
@@ -193,7 +194,7 @@ public final class ForkedMarginSearch {
     deinit { stop() }
 
     /// The margin, or nil with `timedOut` when it was not known within `budget` of the start (nil: as long as it
-    /// takes; zero: not at all). Either way the child has ended when this returns.
+    /// takes; zero: not at all). Either way the child has been killed when this returns; it is reaped soon after.
     public func wait(for budget: Duration?) -> (margin: Int32?, timedOut: Bool) {
         if let outcome { return (outcome, false) }
         guard pid > 0 else { return (nil, true) }   // stopped before, without an answer
@@ -233,14 +234,18 @@ public final class ForkedMarginSearch {
         }
     }
 
-    /// Kills the child if it is still running, reaps it and closes the pipe.
+    /// Kills the child if it is still running, closes the pipe, and has the child reaped off the caller's path:
+    /// a killed copy of a big process takes milliseconds to tear down, and the decision should not wait for it.
     private func stop() {
         guard pid > 0 else { return }
-        kill(pid, SIGKILL)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let child = pid
+        kill(child, SIGKILL)
         close(fd)
         pid = 0
         fd = -1
+        DispatchQueue.global(qos: .utility).async {
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+        }
     }
 }
