@@ -81,6 +81,7 @@ install: release
 	install -D -m 755 $(RELEASE_BIN) "$(PREFIX)/bin/soundscape"
 	mkdir -p "$(PREFIX)/share/soundscape"
 	cp -r Grammars Models Sounds Walks README.md "$(PREFIX)/share/soundscape/"
+	if [ -f "$(DATA)/rnnoise/librnnoise.so" ]; then install -D -m 644 "$(DATA)/rnnoise/librnnoise.so" "$(PREFIX)/share/soundscape/.data/rnnoise/librnnoise.so"; fi
 	install -D -m 644 packaging/systemd/soundscape.service "$(HOME)/.config/systemd/user/soundscape.service"
 	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now soundscape"
 

@@ -144,6 +144,7 @@ struct RunCommand: AsyncParsableCommand {
                 await output.problem("voice commands are off (\(error)); type commands instead")
             }
             if let problem = voiceService?.adaptationProblem { await output.problem(problem) }
+            if let problem = voiceService?.denoiserProblem { await output.problem(problem) }
         }
         let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
                                                : commandContinuation

@@ -23,8 +23,12 @@ public struct SpeechModelCheck: DoctorCheck {
                                 fix: "sudo apt-get install pocketsphinx-en-us (or run scripts/setup)")
         }
         do {
-            _ = try CommandRecognizer(paths: paths, model: model)
-            return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammars in \(grammarFile)")
+            let recognizer = try CommandRecognizer(paths: paths, model: model)
+            if let problem = recognizer.denoiserProblem {
+                return DoctorResult(part: part, status: .warning, detail: problem, fix: "run scripts/setup (it fetches RNNoise)")
+            }
+            return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammars in \(grammarFile)"
+                                    + (paths.rnnoiseLibrary() == nil ? "" : ", street noise cleaned by RNNoise"))
         } catch {
             return DoctorResult(part: part, status: .failed, detail: "\(error)",
                                 fix: "correct the grammar, or add the missing word with its phones to \(paths.extraDictionary.path)")

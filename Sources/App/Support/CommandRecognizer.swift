@@ -12,6 +12,8 @@ public final class CommandRecognizer {
 
     public var decoder: PocketSphinxDecoder { recognizer.decoder }
     public var parser: IntentParser { recognizer.parser }
+    /// Why RNNoise is not cleaning the microphone (its library missing or broken); nil when it is, or was not wanted.
+    public var denoiserProblem: String? { recognizer.neuralDenoiserProblem }
 
     /// - Parameters:
     ///   - grammarPath: a folder of `.gram` files or one file; default Grammars/.
@@ -22,7 +24,8 @@ public final class CommandRecognizer {
         let grammar = try Self.loadGrammar(path)
         let extra = try ExtraDictionary.words(paths.extraDictionary.path)
         recognizer = try VoiceRecognizer(grammar: grammar, extraWords: extra, pronouncer: pronouncer,
-                                         configuration: .init(model: model, confidence: confidence))
+                                         configuration: .init(model: model, confidence: confidence,
+                                                              neuralDenoiser: paths.rnnoiseLibrary()))
         self.grammarPath = path
         grammarStamp = Self.stamp(path)
     }

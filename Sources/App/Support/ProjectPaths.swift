@@ -34,6 +34,12 @@ public struct ProjectPaths: Sendable, Equatable {
     public func data(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         environment["SOUNDSCAPE_DATA"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".data")
     }
+    /// The RNNoise library scripts/setup fetched (``NeuralNoiseSuppressor``), or the one
+    /// `SOUNDSCAPE_ASR_RNNOISE` names; nil when that says "off" (for comparisons in the bench).
+    public func rnnoiseLibrary(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let chosen = environment["SOUNDSCAPE_ASR_RNNOISE"] { return chosen == "off" ? nil : chosen }
+        return data(environment: environment).appendingPathComponent("rnnoise/librnnoise.so").path
+    }
     /// The bundled map extract (central Helsinki).
     public func bundledMapExtract(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         data(environment: environment).appendingPathComponent("osm/Helsinki.osm.pbf")

@@ -62,6 +62,8 @@ public final class VoiceService: Service, @unchecked Sendable {
     private let microphoneName: String
     /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
     public let adaptationProblem: String?
+    /// Why RNNoise is not cleaning the microphone, for the program to say; nil when all is well.
+    public let denoiserProblem: String?
 
     /// - Parameters:
     ///   - map: for the names of places near the user (`$places`).
@@ -75,6 +77,7 @@ public final class VoiceService: Service, @unchecked Sendable {
                 earcon: @escaping @Sendable (Earcon) async -> Void,
                 microphoneChanged: @escaping @Sendable (PulseMicrophone.MicrophoneChange) -> Void = VoiceService.printMicrophoneChange) throws {
         let recognizer = try CommandRecognizer(paths: paths)
+        denoiserProblem = recognizer.denoiserProblem
         let microphone = try PulseMicrophone(source: options.source, report: microphoneChanged)
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
         microphoneName = options.source ?? PulseSourceProbe.defaultSource() ?? "default"

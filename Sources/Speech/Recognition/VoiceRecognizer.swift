@@ -39,6 +39,9 @@ public final class VoiceRecognizer {
         /// −15 dB (speexdsp's default) with a −50 dBFS floor put back: in the bench it raised command accuracy at
         /// 5 dB SNR by about 4 points at the same false rejection and out-of-grammar rejection, and cost nothing clean.
         public var noiseSuppression: Int32?
+        /// The RNNoise shared library (``NeuralNoiseSuppressor``), run before the spectral suppressor; nil for none.
+        /// In the bench … (figures filled in below).
+        public var neuralDenoiser: String?
         /// Large-vocabulary language model whose commonest words form the everyday-speech loop decoded beside
         /// the grammar (``EverydayWords``, ``ConfidenceFeatures/everydayMargin``); nil for none.
         public var everydayLanguageModel: String?
@@ -61,6 +64,7 @@ public final class VoiceRecognizer {
                     decoderOptions: [String] = Configuration.defaultDecoderOptions, confidence: ConfidenceModel = .tuned,
                     confidenceWithoutMargin: ConfidenceModel? = nil,
                     noiseSuppression: Int32? = Configuration.defaultNoiseSuppression,
+                    neuralDenoiser: String? = Configuration.defaultNeuralDenoiser,
                     everydayLanguageModel: String? = "/usr/share/pocketsphinx/model/en-us/en-us.lm.bin",
                     everydayWords: Int = Configuration.defaultEverydayWords) {
             self.model = model
@@ -70,6 +74,7 @@ public final class VoiceRecognizer {
             // A model other than the tuned one brings no fallback of its own: it decides alone (margin 0).
             self.confidenceWithoutMargin = confidenceWithoutMargin ?? (confidence == .tuned ? .tunedWithoutMargin : confidence)
             self.noiseSuppression = noiseSuppression
+            self.neuralDenoiser = neuralDenoiser
             self.everydayLanguageModel = everydayLanguageModel
             self.everydayWords = everydayWords
         }
@@ -97,6 +102,15 @@ public final class VoiceRecognizer {
             ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_PHONELOOP_OPTIONS"] == nil ? ["-topn", "2"] : options(from: "SOUNDSCAPE_ASR_PHONELOOP_OPTIONS")
         }
 
+        /// What `SOUNDSCAPE_ASR_RNNOISE` names ("off" for none), or else `$SOUNDSCAPE_DATA/rnnoise/librnnoise.so`
+        /// (where scripts/setup puts it; the Makefile sets `SOUNDSCAPE_DATA`), or else none. The program passes
+        /// the path it finds itself (App's ProjectPaths, which also knows the installed layout).
+        public static var defaultNeuralDenoiser: String? {
+            let environment = ProcessInfo.processInfo.environment
+            if let chosen = environment["SOUNDSCAPE_ASR_RNNOISE"] { return chosen == "off" ? nil : chosen }
+            return environment["SOUNDSCAPE_DATA"].map { $0 + "/rnnoise/librnnoise.so" }
+        }
+
         /// −15 dB, or what `SOUNDSCAPE_ASR_DENOISE` says ("off", or a level such as "-8"), for comparisons in the bench.
         public static var defaultNoiseSuppression: Int32? {
             if let v = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_DENOISE"] { return v == "off" ? nil : Int32(v) }
@@ -109,7 +123,11 @@ public final class VoiceRecognizer {
     public let decoder: PocketSphinxDecoder
     let phoneLoop: PocketSphinxDecoder?
     let pronouncer: (any Pronouncer)?
-    let suppressor: NoiseSuppressor?
+    public let suppressor: NoiseSuppressor?
+    /// RNNoise before the spectral suppressor; nil when not configured or not loaded (``neuralDenoiserProblem``).
+    public let neural: NeuralNoiseSuppressor?
+    /// Why RNNoise is not in use although it was configured (the library missing or broken); nil otherwise.
+    public let neuralDenoiserProblem: String?
     private var searchName: String?
     private var generation = 0
     private var samplesThisUtterance = 0
@@ -130,6 +148,18 @@ public final class VoiceRecognizer {
         self.grammar = grammar
         self.pronouncer = pronouncer
         suppressor = configuration.noiseSuppression.map { NoiseSuppressor(suppression: $0, floor: 100) }
+        if let path = configuration.neuralDenoiser {
+            do {
+                neural = try NeuralNoiseSuppressor(library: NeuralNoiseSuppressor.Library(path: path))
+                neuralDenoiserProblem = nil
+            } catch {
+                neural = nil
+                neuralDenoiserProblem = "\(error); speech is recognized less well in street noise"
+            }
+        } else {
+            neural = nil
+            neuralDenoiserProblem = nil
+        }
         decoder = try PocketSphinxDecoder(model: configuration.model,
                                           options: ["-beam", "1e-60", "-wbeam", "1e-40", "-pbeam", "1e-60"] + configuration.decoderOptions)
         for e in extraWords { try decoder.addWord(e.word, phones: e.phones, update: false) }
@@ -282,12 +312,28 @@ public final class VoiceRecognizer {
     public func process(_ chunk: ArraySlice<Int16>) throws {
         samplesThisUtterance += chunk.count
         coldAudio?.append(contentsOf: chunk)
+        if let neural {
+            try feedSuppressor(neural.process(chunk)[...])
+        } else {
+            try feedSuppressor(chunk)
+        }
+    }
+
+    /// Audio after RNNoise (if any) through the spectral suppressor (if any) to the decoders.
+    private func feedSuppressor(_ samples: ArraySlice<Int16>) throws {
+        guard !samples.isEmpty else { return }
         if let suppressor {
-            let clean = suppressor.process(chunk)
+            let clean = suppressor.process(samples)
             if !clean.isEmpty { try feedDecoders(clean[...]) }
         } else {
-            try feedDecoders(chunk)
+            try feedDecoders(samples)
         }
+    }
+
+    /// The end of the utterance through both suppressors.
+    private func flushSuppressors() throws {
+        if let rest = neural?.flush() { try feedSuppressor(rest[...]) }
+        if let rest = suppressor?.flush(), !rest.isEmpty { try feedDecoders(rest[...]) }
     }
 
     /// The same audio to the grammar decoder and the two it is compared with.
@@ -310,14 +356,14 @@ public final class VoiceRecognizer {
     public func finish() throws -> VoiceResult {
         if let cold = coldAudio, !cold.isEmpty {
             coldAudio = nil
-            if let rest = suppressor?.flush(), !rest.isEmpty { try feedDecoders(rest[...]) }
+            try flushSuppressors()
             _ = try decoder.end()
             _ = try phoneLoop?.end()
             _ = try everydayLoop?.end()
             try begin()
             try processInChunks(cold)
         }
-        if let rest = suppressor?.flush(), !rest.isEmpty { try feedDecoders(rest[...]) }
+        try flushSuppressors()
         let hypothesis = try decoder.end()
         let words = decoder.segments()
         var phones: [DecodedSegment] = []

@@ -47,6 +47,9 @@ enum SpeechBench {
     static func recognition(paths: ProjectPaths, synthesizer: EspeakSynthesizer) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         let recognizer = try CommandRecognizer(paths: paths)
+        if let problem = recognizer.denoiserProblem { printError("bench: Problem: \(problem)") }
+        printError("bench: noise suppression: \(recognizer.recognizer.neural == nil ? "" : "RNNoise, then ")"
+                   + (recognizer.recognizer.suppressor == nil ? "no spectral suppressor" : "speexdsp"))
         let corpus = VoiceCorpus(grammar: recognizer.recognizer.grammar, synthesizer: synthesizer)
 
         // The place names the recognizer listens for: the corpus's real names, and (when the Helsinki map is
