@@ -35,9 +35,11 @@ struct NeuralNoiseSuppressorTests {
         let input = noise + noisySpeech
         let out = Self.run(suppressor, input, chunk: 777)
         #expect(out.count == input.count)
-        // Noise alone, once the network has heard some: at least 15 dB weaker.
+        // Noise alone, once the network has heard some: at least 12 dB weaker (15 % of the input is mixed back, so
+        // about 16.5 dB at most; a little more where what RNNoise lets through cancels some of it).
         let noiseIn = NoiseSuppressorTests.rms(input[8_000..<24_000]), noiseOut = NoiseSuppressorTests.rms(out[8_000..<24_000])
-        #expect(20 * log10(noiseOut / noiseIn) < -15, "noise \(noiseIn) → \(noiseOut)")
+        #expect(20 * log10(noiseOut / noiseIn) < -12, "noise \(noiseIn) → \(noiseOut)")
+        #expect(20 * log10(noiseOut / noiseIn) > -19, "noise \(noiseIn) → \(noiseOut)")
         // The speech itself (its loudest half second, clean) keeps its level within 6 dB.
         let start = 24_000 + Self.loudest(speech, window: 8_000)
         let speechIn = NoiseSuppressorTests.rms(speech[(start - 24_000)..<(start - 16_000)])
@@ -53,6 +55,14 @@ struct NeuralNoiseSuppressorTests {
             if e > bestEnergy { (best, bestEnergy) = (start, e) }
         }
         return best
+    }
+
+    @Test func withNothingMixedBackTheNoiseGoesFurther() throws {
+        let suppressor = try NeuralNoiseSuppressor(library: Self.library(), kept: 0)
+        let noise = NoiseSuppressorTests.signal(seconds: 1.5, noise: 1_500, tone: 0, seed: 7)
+        let out = Self.run(suppressor, noise, chunk: 777)
+        let noiseIn = NoiseSuppressorTests.rms(noise[8_000..<24_000]), noiseOut = NoiseSuppressorTests.rms(out[8_000..<24_000])
+        #expect(20 * log10(noiseOut / noiseIn) < -20, "noise \(noiseIn) → \(noiseOut)")
     }
 
     @Test(arguments: [1, 160, 777, 4_096])

@@ -40,7 +40,10 @@ public final class VoiceRecognizer {
         /// 5 dB SNR by about 4 points at the same false rejection and out-of-grammar rejection, and cost nothing clean.
         public var noiseSuppression: Int32?
         /// The RNNoise shared library (``NeuralNoiseSuppressor``), run before the spectral suppressor; nil for none.
-        /// In the bench … (figures filled in below).
+        /// In the bench (held-out voices) the grammar decoder's words were right for 92.9 % of the commands in 5 dB
+        /// street noise instead of 75.7 %, and for 95.8 % at 10 dB instead of 85.6 %; in quiet 94.9 % (94.6). The
+        /// rejection model was refitted on it. It costs about 7 % of a core while listening (decode speed 3.6
+        /// instead of 4.6 × real time).
         public var neuralDenoiser: String?
         /// Large-vocabulary language model whose commonest words form the everyday-speech loop decoded beside
         /// the grammar (``EverydayWords``, ``ConfidenceFeatures/everydayMargin``); nil for none.
