@@ -340,8 +340,6 @@ struct VoiceSettingsTests {
         #expect(CommandMap.degrees("up") == nil)
     }
 
-    // MARK: help
-
     // MARK: before the first fix
 
     /// The fault tests' corrupt-database run asked "where am I" the moment the program had started, and was told its
@@ -361,6 +359,8 @@ struct VoiceSettingsTests {
         #expect(await h.say("where am i") == ["Your location is not known yet"])
         #expect(ContinuousClock.now - start >= .seconds(1.9))
     }
+
+    // MARK: help
 
     @Test func helpMentionsRoutesSettingsAndUndo() async throws {
         let h = try await Self.harness()

@@ -7,9 +7,9 @@ import Foundation
 /// (what the street has sounded like), so one suppressor lives as long as its input stream, like the decoders.
 ///
 /// The library is loaded at run time (`dlopen`) from the file `scripts/setup` fetches, so that the program
-/// builds and runs without it (then only the spectral suppressor cleans the audio). In `make bench` it raised
-/// command accuracy in 5 dB street noise by about a sixth and changed nothing in quiet (see
-/// ``VoiceRecognizer/Configuration/neuralDenoiser``).
+/// builds and runs without it (then only the spectral suppressor cleans the audio). In `make bench` the grammar
+/// decoder heard 93 % of the commands in 5 dB street noise right with it and 76 % without, and about as many in
+/// quiet (see ``VoiceRecognizer/Configuration/neuralDenoiser``).
 ///
 /// The output is the input delayed by two RNNoise frames (20 ms); ``flush()`` pushes the rest out with silence
 /// so that exactly as many samples come out as went in. Not thread-safe: one stream, one thread or task at a time.
@@ -26,7 +26,7 @@ public final class NeuralNoiseSuppressor {
         /// Loads the library; the error names the file and what is wrong with it.
         public init(path: String) throws {
             guard FileManager.default.fileExists(atPath: path) else {
-                throw RecognitionError(message: "the RNNoise library \(path) does not exist (scripts/setup fetches it)")
+                throw RecognitionError(message: "the RNNoise library \(path) does not exist (scripts/setup fetches it on x86-64)")
             }
             guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
                 throw RecognitionError(message: "the RNNoise library \(path) cannot be loaded: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
@@ -64,14 +64,15 @@ public final class NeuralNoiseSuppressor {
     private let state: OpaquePointer
     private let up: OpaquePointer
     private let down: OpaquePointer
+    /// How much of the input is mixed back into RNNoise's output (0 for none).
+    public let kept: Float
     /// 48 kHz samples waiting for a whole frame.
     private var pending48: [Float] = []
     private var frameOut: [Float]
-    private var inCount = 0
     /// The last two input frames (48 kHz), for mixing back.
     private var history: [Float]
-    /// How much of the input is mixed back into RNNoise's output (0 for none).
-    public let kept: Float
+    /// Samples (16 kHz) in and out since the last flush.
+    private var inCount = 0
     private var outCount = 0
 
     /// - Parameter kept: how much of the input to mix back (see ``defaultKept``).
@@ -154,7 +155,7 @@ public final class NeuralNoiseSuppressor {
         pending48.removeFirst(start)
         let back = resample(down, cleaned, ratio: 1.0 / 3)
         outCount += back.count
-        return back.map { Int16(clamping: Int($0.rounded())) }
+        return back.map { $0.isFinite ? Int16(clamping: Int(max(-40_000, min(40_000, $0.rounded())))) : 0 }
     }
 
     /// Everything `input` gives through `resampler` (which consumes all of it, given room enough).

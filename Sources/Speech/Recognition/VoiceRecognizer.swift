@@ -42,7 +42,7 @@ public final class VoiceRecognizer {
         /// The RNNoise shared library (``NeuralNoiseSuppressor``), run before the spectral suppressor; nil for none.
         /// In the bench (held-out voices) the grammar decoder's words were right for 92.9 % of the commands in 5 dB
         /// street noise instead of 75.7 %, and for 95.8 % at 10 dB instead of 85.6 %; in quiet 94.9 % (94.6). The
-        /// rejection model was refitted on it. It costs about 7 % of a core while listening (decode speed 3.6
+        /// rejection model was refitted on it. It costs about 6 % of a core while listening (decode speed 3.6
         /// instead of 4.6 × real time).
         public var neuralDenoiser: String?
         /// Large-vocabulary language model whose commonest words form the everyday-speech loop decoded beside
