@@ -295,12 +295,15 @@ public final class VoiceRecognizer {
     public var cepstralMean: [Float] { decoder.cepstralMean }
 
     /// Starts every decoder at a cepstral mean kept from an earlier run on the same microphone, so that
-    /// the first utterance is decoded once, by decoders already adapted to it. Call before the first utterance.
+    /// the first utterance is decoded once, by decoders already adapted to it (twice when RNNoise is in use, whose
+    /// state is not kept). Call before the first utterance.
     public func adapt(cepstralMean mean: [Float]) throws {
         try decoder.setCepstralMean(mean)
         try phoneLoop?.setCepstralMean(mean)
         try everydayLoop?.setCepstralMean(mean)
-        coldAudio = nil
+        // RNNoise's state is not kept between runs: until it has heard some of this street, the first utterance
+        // is still decoded twice (the first pass teaches it the noise).
+        if neural == nil { coldAudio = nil }
     }
 
     public func begin() throws {
@@ -349,7 +352,7 @@ public final class VoiceRecognizer {
     /// Ends the utterance and decides.
     ///
     /// The first utterance a recognizer hears is decoded twice, unless ``adapt(cepstralMean:)`` started the
-    /// decoders at a mean kept from an earlier run. Until an utterance has ended, each decoder
+    /// decoders at a mean kept from an earlier run and there is no RNNoise to warm up. Until an utterance has ended, each decoder
     /// subtracts the model's stock cepstral mean, which fits neither this microphone nor this voice, and the
     /// rejection model was fitted on decoders that had adapted. On 60 first commands (`soundscape listen`, 15
     /// commands × 4 voices) one cold pass got 35 right and rejected 20; two passes got 45 right and rejected 5,
