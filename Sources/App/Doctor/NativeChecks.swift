@@ -27,8 +27,8 @@ public struct SpeechModelCheck: DoctorCheck {
             if let problem = recognizer.denoiserProblem {
                 return DoctorResult(part: part, status: .warning, detail: problem, fix: "run scripts/setup (it fetches RNNoise)")
             }
-            return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammars in \(grammarFile)"
-                                    + (paths.rnnoiseLibrary() == nil ? "" : ", street noise cleaned by RNNoise"))
+            return DoctorResult(part: part, status: .ok, detail: "PocketSphinx en-us at \(model.modelDirectory), grammars in \(grammarFile); "
+                                    + "noise suppression: \(recognizer.recognizer.noiseSuppressionDescription)")
         } catch {
             return DoctorResult(part: part, status: .failed, detail: "\(error)",
                                 fix: "correct the grammar, or add the missing word with its phones to \(paths.extraDictionary.path)")

@@ -126,11 +126,15 @@ public final class VoiceRecognizer {
     public let decoder: PocketSphinxDecoder
     let phoneLoop: PocketSphinxDecoder?
     let pronouncer: (any Pronouncer)?
-    public let suppressor: NoiseSuppressor?
+    let suppressor: NoiseSuppressor?
     /// RNNoise before the spectral suppressor; nil when not configured or not loaded (``neuralDenoiserProblem``).
-    public let neural: NeuralNoiseSuppressor?
+    let neural: NeuralNoiseSuppressor?
     /// Why RNNoise is not in use although it was configured (the library missing or broken); nil otherwise.
     public let neuralDenoiserProblem: String?
+    /// What cleans the audio before the decoders, in words ("RNNoise, then speexdsp").
+    public var noiseSuppressionDescription: String {
+        (neural == nil ? "" : "RNNoise, then ") + (suppressor == nil ? "no spectral suppressor" : "speexdsp")
+    }
     private var searchName: String?
     private var generation = 0
     private var samplesThisUtterance = 0

@@ -48,8 +48,7 @@ enum SpeechBench {
         var figures: [BenchFigure] = []
         let recognizer = try CommandRecognizer(paths: paths)
         if let problem = recognizer.denoiserProblem { printError("bench: Problem: \(problem)") }
-        printError("bench: noise suppression: \(recognizer.recognizer.neural == nil ? "" : "RNNoise, then ")"
-                   + (recognizer.recognizer.suppressor == nil ? "no spectral suppressor" : "speexdsp"))
+        printError("bench: noise suppression: \(recognizer.recognizer.noiseSuppressionDescription)")
         let corpus = VoiceCorpus(grammar: recognizer.recognizer.grammar, synthesizer: synthesizer)
 
         // The place names the recognizer listens for: the corpus's real names, and (when the Helsinki map is
