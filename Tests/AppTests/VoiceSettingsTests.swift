@@ -264,10 +264,82 @@ struct VoiceSettingsTests {
 
     @Test func theHistoryKeepsTheLastTen() {
         var history = UndoHistory(limit: 10)
-        for i in 0..<13 { history.push(.facing("\(i)")) }
+        for i in 0..<13 { history.push(.facing("\(i)", degrees: Double(i))) }
         #expect(history.entries.count == 10)
-        #expect(history.pop() == .facing("12"))
-        #expect(history.entries.first == .facing("3"))
+        #expect(history.pop() == .facing("12", degrees: 12))
+        #expect(history.entries.first == .facing("3", degrees: 3))
+        for i in 0..<12 { history.pushUndone(.init(description: "\(i)", entry: .facingCleared("\(i)", degrees: 0))) }
+        #expect(history.undone.count == 10)
+        #expect(history.popUndone()?.description == "11")
+        history.pushRedone(.facing("11", degrees: 11))
+        #expect(history.undone.count == 9, "a redo keeps the older undone changes")
+        history.push(.facing("new", degrees: 0))
+        #expect(history.undone.isEmpty, "a new change forgets what can be redone")
+    }
+
+    // MARK: redo
+
+    @Test func nothingToRedo() async throws {
+        let h = try await Self.harness()
+        #expect(await h.say("redo") == ["Nothing to redo"])
+        await h.say("speak faster")
+        await h.say("undo")
+        await h.say("beacon louder")
+        #expect(await h.say("redo that") == ["Nothing to redo"], "a new change after the undo")
+    }
+
+    @Test func redoPutsBackSettingsAndCanBeUndoneAgain() async throws {
+        let h = try await Self.harness()
+        await h.say("speak faster")
+        await h.say("beacon louder")
+        await h.say("undo")
+        await h.say("undo")
+        #expect(h.saved.speechRate == 175)
+        #expect(h.saved.beaconVolume == 75)
+        #expect(await h.say("redo") == ["Redone: speech rate. Speech rate 200 words a minute"])
+        #expect(h.saved.speechRate == 200)
+        #expect(await h.assistant.settings.current().speechRate == 200)
+        #expect(await h.say("redo") == ["Redone: beacon volume. Beacon volume 85 percent"])
+        #expect(h.saved.beaconVolume == 85)
+        #expect(await h.say("redo") == ["Nothing to redo"])
+        #expect(await h.say("undo") == ["Undone: beacon volume. Beacon volume 75 percent"])
+        #expect(await h.say("undo") == ["Undone: speech rate. Speech rate 175 words a minute"])
+        #expect(h.saved.speechRate == 175)
+    }
+
+    @Test func aMisheardUndoOfABeaconIsRedone() async throws {
+        let h = try await Self.harness()
+        let set = await h.say("beacon here")
+        #expect(set.first?.hasPrefix("Beacon set on") == true, "\(set)")
+        let name = try #require(h.guidance.manager.snapshot.current?.beacon.name)
+        #expect(await h.say("mute the beacon") == ["Beacon muted"])
+        #expect(await h.say("undo") == ["Undone: muting the beacon. Beacon unmuted"])
+        #expect(await h.say("undo") == ["Undone: beacon on \(name). Beacon removed"])
+        #expect(h.guidance.manager.snapshot.current == nil)
+        let back = await h.say("redo")
+        #expect(back.first?.hasPrefix("Redone: beacon on \(name). Beacon set on \(name)") == true, "\(back)")
+        #expect(h.guidance.manager.snapshot.current?.beacon.name == name)
+        #expect(await h.say("redo") == ["Redone: muting the beacon. Beacon muted"])
+        #expect(await h.guidance.manager.state.userMuted)
+        #expect(await h.say("undo") == ["Undone: muting the beacon. Beacon unmuted"])
+    }
+
+    @Test func redoingMarkerChanges() async throws {
+        let h = try await Self.harness()
+        let markers = try #require(h.guidance.store?.markers)
+        await h.say("save marker as work")
+        let original = try #require(try markers.find(named: "work"))
+        await h.say("rename marker work to gym")
+        #expect(await h.say("delete marker gym") == ["Marker gym deleted"])
+        await h.say("undo")
+        await h.say("undo")
+        #expect(try markers.marker(id: original.id)?.name == "work")
+        #expect(await h.say("redo") == ["Redone: renaming marker work. Marker work renamed to gym"])
+        #expect(try markers.marker(id: original.id)?.name == "gym")
+        #expect(await h.say("redo") == ["Redone: deleting marker gym. Marker gym deleted"])
+        #expect(try markers.marker(id: original.id) == nil)
+        #expect(await h.say("undo") == ["Undone: deleting marker gym. Marker created, gym"])
+        #expect(try markers.marker(id: original.id)?.coordinate == original.coordinate)
     }
 
     @Test func undoingABeaconRemovesItAndUndoingTheRemovalBringsItBack() async throws {
@@ -326,6 +398,8 @@ struct VoiceSettingsTests {
         #expect(await h.say("i'm facing west") == ["Facing west"])
         #expect(await h.say("undo") == ["Undone: facing west. The heading comes from the sensors again"])
         #expect(h.heading.calls.withLock { $0 } == [45, 270, nil])
+        #expect(await h.say("redo") == ["Redone: facing west. Facing west"])
+        #expect(h.heading.calls.withLock { $0 } == [45, 270, nil, 270])
     }
 
     @Test func facingWithoutHeadingControlIsNotAvailable() async throws {

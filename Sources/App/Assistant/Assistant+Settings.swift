@@ -171,31 +171,71 @@ extension Assistant {
 
     static func defaultVoice(for language: String) -> String { language == "en" ? "en-us" : language }
 
-    // MARK: undo
+    // MARK: undo and redo
 
     func undo() async {
+        guard let entry = undoHistory.update({ $0.pop() }) else { return say(table("undo.nothing")) }
+        guard let back = await takeBack(entry) else { return say(table("undo.nothing")) }
+        speak(back, done: "undo")
+        if let reversal = back.reversal {
+            undoHistory.update { $0.pushUndone(.init(description: back.what, entry: reversal)) }
+        }
+    }
+
+    /// Puts back what the last "undo" took back, and makes that undoable again.
+    func redo() async {
+        guard let undone = undoHistory.update({ $0.popUndone() }) else { return say(table("redo.nothing")) }
+        guard var back = await takeBack(undone.entry) else { return say(table("redo.nothing")) }
+        back.what = undone.description
+        speak(back, done: "redo")
+        if let reversal = back.reversal { undoHistory.update { $0.pushRedone(reversal) } }
+    }
+
+    /// What taking back one ``UndoEntry`` did: the change in words ("beacon on Kiasma"), the sentence that says how
+    /// things are now (nil when the Guidance stage speaks it itself), the entry that would take this back in turn
+    /// (nil when nothing can), and a problem saving the settings.
+    private struct TakenBack {
+        var what: String
+        var state: String?
+        var reversal: UndoEntry?
+        var problem: String? = nil
+    }
+
+    /// Restores the state before `entry`'s change, and finds from the state it leaves how to take that back; nil
+    /// when there is no Guidance stage to take a guidance change back.
+    private func takeBack(_ entry: UndoEntry) async -> TakenBack? {
         let t = table
-        guard let entry = undoHistory.update({ $0.pop() }) else { return say(t("undo.nothing")) }
         switch entry {
         case .setting(let before, let key):
             let now = await settings.current()
             await applyDifference(from: now, to: before)
             let problem = await settings.apply(before)
             if key == "callouts" { await processor.setAutomaticCallouts(before.callouts) }
-            say(table("undo.done", table("setting.\(key)"), readBack(key, before)))
-            if let problem { report(problem) }
+            return TakenBack(what: t("setting.\(key)"), state: readBack(key, before), reversal: .setting(before: now, key: key),
+                             problem: problem)
         case .guidance(let change):
-            guard let guidance else { return say(t("undo.nothing")) }
+            guard let guidance else { return nil }
             let what = undoneGuidance(change, beaconName: guidance.manager.snapshot.current?.beacon.name)
-            if let state = await guidance.undo(change, user: await locatedUser()) {
-                say(t("undo.done", what, state))
-            } else {
-                say(t("undo.done_only", what), action: .enqueue)
-            }
-        case .facing(let word):
+            let reversal = await guidance.reversal(of: change)
+            let state = await guidance.undo(change, user: await locatedUser())
+            return TakenBack(what: what, state: state, reversal: reversal.map(UndoEntry.guidance))
+        case .facing(let word, let degrees):
             await headingControl?.clearManualHeading()
-            say(t("undo.done", t("undo.facing", word), t("facing.cleared")))
+            return TakenBack(what: t("undo.facing", word), state: t("facing.cleared"), reversal: .facingCleared(word, degrees: degrees))
+        case .facingCleared(let word, let degrees):
+            await headingControl?.setManualHeading(degrees)
+            return TakenBack(what: t("undo.facing", word), state: t("facing.set", word), reversal: .facing(word, degrees: degrees))
         }
+    }
+
+    /// "Undone: beacon on Kiasma. Beacon removed" (`done` "undo") or "Redone: …" ("redo").
+    private func speak(_ back: TakenBack, done: String) {
+        if let state = back.state {
+            say(table("\(done).done", back.what, state))
+        } else {
+            say(table("\(done).done_only", back.what), action: .enqueue)
+        }
+        if let problem = back.problem { report(problem) }
     }
 
     /// What a guidance change was, for "Undone: …".
@@ -221,7 +261,7 @@ extension Assistant {
         guard let degrees else { return say(t("facing.unknown"), glyph: .invalidFunction) }
         await headingControl.setManualHeading(degrees)
         let word = Self.compassWord(degrees, table: t)
-        undoHistory.update { $0.push(.facing(word)) }
+        undoHistory.update { $0.push(.facing(word, degrees: degrees)) }
         say(t("facing.set", word))
     }
 

@@ -169,6 +169,7 @@ public final class Assistant: Sendable {
         case .snooze: await processor.snooze()
         case .setting(let change): await changeSetting(change, words: command.words)
         case .undo: await undo()
+        case .redo: await redo()
         case .facing(let degrees): await face(degrees, words: command.words)
         case .quit:
             processor.post(GenericAnnouncementEvent(table("status.goodbye")))

@@ -17,6 +17,8 @@ public enum AssistantAction: Sendable {
     case setting(SettingCommand)
     /// Take back the last change ("undo", "cancel").
     case undo
+    /// Put back what the last "undo" took back ("redo"): a misheard "undo" costs one more command.
+    case redo
     /// "I am facing north": degrees from north; nil when the direction was not understood.
     case facing(Double?)
     /// A beacon, marker or route command for the Guidance stage.
@@ -43,6 +45,7 @@ public enum AssistantAction: Sendable {
 /// | sleep / wake / snooze | EventProcessor.sleep / wake / snooze |
 /// | use_metric / use_imperial, speak_faster/slower, speech/beacon/sound volume and louder/quieter, beacon_style, beacon_angle, beacon_off_distance, language, callouts_on/off, places/mobility/beacon_distance on/off | ``SettingCommand``: applied, read back, saved to the settings file |
 /// | cancel | undo the last change (``UndoHistory``) |
+/// | redo | put back what the last undo took back (``UndoHistory``) |
 /// | facing | ``HeadingControl/setManualHeading(_:)`` |
 /// | quit | leave the program |
 /// | a command without its place or name | ``UnavailableCommandEvent``: "Sorry, … is not available yet" |
@@ -81,6 +84,7 @@ public enum CommandMap {
             if let request = named(intent, command.slots) { return .guidance(request) }
             return .post(UnavailableCommandEvent(words: command.words))
         case .cancel: return .undo
+        case .redo: return .redo
         case .facing: return .facing(degrees(command.slots["direction"]))
         case .speakFaster: return .setting(.speechRate(faster: true))
         case .speakSlower: return .setting(.speechRate(faster: false))

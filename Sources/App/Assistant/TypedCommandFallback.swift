@@ -24,7 +24,7 @@ public enum TypedCommandFallback {
         "previous waypoint": .previousWaypoint, "route progress": .routeProgress,
         "use metric": .useMetric, "use imperial": .useImperial,
         "speak faster": .speakFaster, "speak slower": .speakSlower,
-        "cancel": .cancel, "undo": .cancel,
+        "cancel": .cancel, "undo": .cancel, "redo": .redo,
         "quit": .quit, "exit": .quit, "goodbye": .quit,
     ]
 

@@ -167,6 +167,24 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         return nil
     }
 
+    /// The change that taking back `change` now would make, so that it can be taken back in turn ("redo");
+    /// call before ``undo(_:user:)``. Nil when there would be nothing to take back.
+    func reversal(of change: GuidanceChange) async -> GuidanceChange? {
+        switch change {
+        case .beacon:
+            let now = await manager.state
+            return .beacon(before: now.beacon, wasMuted: now.userMuted)
+        case .beaconMuted(let muted): return .beaconMuted(!muted)
+        case .markerSaved(let marker): return .markerDeleted(marker)
+        case .markerDeleted(let marker): return .markerSaved(marker)
+        case .markerRenamed(let before):
+            guard let now = try? store?.markers.marker(id: before.id) else { return nil }
+            return .markerRenamed(before: now)
+        case .routeStarted(let request): return isRouteActive ? .routeStopped(activeRequest.value ?? request) : nil
+        case .routeStopped(let request): return .routeStarted(request)
+        }
+    }
+
     /// Takes back a change; speaks nothing itself and returns the sentence that says how things are now.
     func undo(_ change: GuidanceChange, user: UserState) async -> String? {
         let here = user.location

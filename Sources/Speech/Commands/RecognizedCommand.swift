@@ -40,6 +40,7 @@ public enum Intent: String, Sendable, CaseIterable, Codable {
     case calloutsOff = "callouts_off"
     case gpsAccuracy = "gps_accuracy"
     case cancel                     // undo the last state change
+    case redo                       // put back what the last "undo" took back
     case facing                     // "I am facing north" [direction]
     // beacon
     case setBeacon = "set_beacon"   // [place]
