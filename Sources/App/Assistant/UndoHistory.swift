@@ -23,11 +23,6 @@ public struct UndoHistory: Sendable, Equatable {
     public struct Undone: Sendable, Equatable {
         public var description: String
         public var entry: UndoEntry
-
-        public init(description: String, entry: UndoEntry) {
-            self.description = description
-            self.entry = entry
-        }
     }
 
     public let limit: Int
