@@ -216,8 +216,7 @@ extension Assistant {
         case .guidance(let change):
             guard let guidance else { return nil }
             let what = undoneGuidance(change, beaconName: guidance.manager.snapshot.current?.beacon.name)
-            let reversal = await guidance.reversal(of: change)
-            let state = await guidance.undo(change, user: await locatedUser())
+            let (state, reversal) = await guidance.undo(change, user: await locatedUser())
             return TakenBack(what: what, state: state, reversal: reversal.map(UndoEntry.guidance))
         case .facing(let word, let degrees):
             await headingControl?.clearManualHeading()

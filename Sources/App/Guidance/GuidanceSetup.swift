@@ -167,9 +167,15 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         return nil
     }
 
-    /// The change that taking back `change` now would make, so that it can be taken back in turn ("redo");
-    /// call before ``undo(_:user:)``. Nil when there would be nothing to take back.
-    func reversal(of change: GuidanceChange) async -> GuidanceChange? {
+    /// Takes back a change; speaks nothing itself. Returns the sentence that says how things are now, and the
+    /// change this made, so that it can be taken back in turn ("redo"; nil when there would be nothing to take back).
+    func undo(_ change: GuidanceChange, user: UserState) async -> (state: String?, reversal: GuidanceChange?) {
+        let reversal = await reversal(of: change)
+        return (await restore(change, user: user), reversal)
+    }
+
+    /// The change that taking back `change` from the state now would make.
+    private func reversal(of change: GuidanceChange) async -> GuidanceChange? {
         switch change {
         case .beacon:
             let now = await manager.state
@@ -185,8 +191,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         }
     }
 
-    /// Takes back a change; speaks nothing itself and returns the sentence that says how things are now.
-    func undo(_ change: GuidanceChange, user: UserState) async -> String? {
+    /// Restores the state before `change`; returns the sentence that says how things are now.
+    private func restore(_ change: GuidanceChange, user: UserState) async -> String? {
         let here = user.location
         let heading = user.headings.collection ?? user.headings.course
         switch change {

@@ -168,18 +168,14 @@ public struct ConfidenceModel: Sendable, Equatable, Codable {
     /// sentences while rejecting at most 2 % of the tuning split's clean commands, misheard ones included
     /// (`BUDGET=35 scripts/fit-confidence.py DUMP worstWord,…,everydayEvidence,logMargin 2`).
     ///
-    /// Refitted when RNNoise came in front of the suppressors (its cleaner audio moved every acoustic feature).
-    /// On the dump it was fitted on (190 out-of-grammar sentences, 20 of them short remarks such as "okay" and
-    /// "no thanks"), the pair rejects 89.1 % of the held-out out-of-grammar sentences (84.2 % before RNNoise),
-    /// 3.1 % of the held-out clean commands (1.7 %) and 4.2 % of the held-out commands at 5 dB SNR (17 %: the
-    /// evidence of commands in loud noise is no longer weak). An earlier fit with the per-frame
-    /// ``ConfidenceFeatures/everydayMargin`` in place of ``ConfidenceFeatures/everydayEvidence`` rejected far less
-    /// out-of-grammar speech (67.4 % against 84.2 %). The bench reports the figures on the held-out split
-    /// (voices 1, 3, 5; odd sentences).
-    ///
-    /// Refitted again when "help" got its second pronunciation (Models/extra.dict) and "redo" came into the
-    /// grammar (120 phrasings): held-out, 95.6 % of clean commands right with 1.9 % rejected, 96.7 % at 20 dB,
-    /// 95.3 % at 10 dB, 90.6 % at 5 dB, and 92.6 % of the out-of-grammar sentences rejected.
+    /// On the dump it was fitted on (the bench's 120 phrasings × 6 voices × 4 conditions through RNNoise and
+    /// speexdsp, with "help"'s second pronunciation; 190 out-of-grammar sentences, 20 of them short remarks such
+    /// as "okay" and "no thanks"), the pair gets held-out 95.6 % of clean commands right and rejects 1.9 % of
+    /// them, gets 96.7 % right at 20 dB, 95.3 % at 10 dB and 90.6 % at 5 dB, and rejects 92.6 % of the
+    /// out-of-grammar sentences. Before RNNoise the fit rejected 84.2 % of those, and 17 % of the commands at
+    /// 5 dB. A fit with the per-frame ``ConfidenceFeatures/everydayMargin`` in place of
+    /// ``ConfidenceFeatures/everydayEvidence`` rejected far less out-of-grammar speech (67.4 % against 84.2 %).
+    /// The bench reports the figures on the held-out split (voices 1, 3, 5; odd sentences).
     /// Refit with `SOUNDSCAPE_ASR_DUMP=file soundscape bench --only speech` (alone on the machine: the dumped
     /// latencies decide which utterances overrun the budget) and scripts/fit-confidence.py.
     public static let tuned = ConfidenceModel(
