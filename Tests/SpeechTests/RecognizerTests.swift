@@ -59,7 +59,16 @@ struct RecognizerTests {
             configuration.redecodesColdStart = redecoding
             return try VoiceRecognizer(grammar: ShippedGrammar.load(), configuration: configuration)
         }
-        let twice = try fresh(redecoding: true).recognize(samples)
+        let redecoding = try fresh(redecoding: true)
+        #expect(redecoding.decodesFirstUtteranceTwice)
+        let twice = try redecoding.recognize(samples)
+        #expect(!redecoding.decodesFirstUtteranceTwice, "only the first utterance")
+        // The bench's switch (first command after a restart) gives the same decision as the configuration.
+        let switched = try fresh(redecoding: false)
+        #expect(!switched.decodesFirstUtteranceTwice)
+        switched.decodesFirstUtteranceTwice = true
+        let switchedResult = try switched.recognize(samples)
+        #expect(switchedResult.text == twice.text && switchedResult.features == twice.features)
         let once = try fresh(redecoding: false)
         let cold = try once.recognize(samples)
         let warm = try once.recognize(samples)
@@ -82,7 +91,9 @@ struct RecognizerTests {
         #expect(kept.count == 13)
         let next = try VoiceRecognizer(grammar: ShippedGrammar.load(), configuration: configuration)
         #expect(next.cepstralMean != kept, "a new recognizer starts at the model's stock mean")
+        #expect(next.decodesFirstUtteranceTwice)
         try next.adapt(cepstralMean: kept)
+        #expect(!next.decodesFirstUtteranceTwice, "adapted, and no RNNoise to warm up")
         #expect(next.cepstralMean == kept)
         // Its first utterance is decoded once, about as the earlier recognizer decodes its next one (the
         // front end's noise estimate is not carried over), and far from how a cold decoder hears it.

@@ -206,6 +206,7 @@ enum SpeechBench {
         // The table comes at the very end (after the wake-word bench); the recognizer's figures are logged now.
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
 
+        figures += try firstCommands(paths: paths, corpus: corpus, noise: noise, noiseName: noiseName, rng: &rng)
         figures += try humanRecordings(recognizer: recognizer, paths: paths)
         return figures
     }
@@ -233,6 +234,73 @@ enum SpeechBench {
 
     /// Real human speech: pocketsphinx-testdata (out-of-grammar sentences, digits) and Asterisk prompts
     /// ("repeat" is a command; "location" and "next" are not).
+    /// The first command after a restart, each heard by a new recognizer started as `soundscape run` starts one
+    /// on a microphone it has seen before: at the cepstral mean the last run kept (here a run of 12 other
+    /// commands by the same voice in the same background), with RNNoise starting afresh. Decoded twice (as
+    /// shipped: the first pass teaches RNNoise the noise) and once. The held-out voices, 12 phrasings each,
+    /// clean and at 10 dB.
+    static func firstCommands(paths: ProjectPaths, corpus: VoiceCorpus, noise: [Float], noiseName: String,
+                              rng: inout SplitMix64) throws -> [BenchFigure] {
+        var figures: [BenchFigure] = []
+        struct Sample { let audio: [Int16]; let expected: RecognizedCommand; let mean: [Float] }
+        func newRecognizer() throws -> VoiceRecognizer {
+            let voice = try CommandRecognizer(paths: paths).recognizer
+            try voice.setPhrases(VoiceCorpus.helsinkiNames.map(SlotPhrase.init(name:)), for: "places")
+            try voice.setPhrases(VoiceCorpus.markerNames.map(SlotPhrase.init(name:)), for: "markers")
+            try voice.setPhrases(VoiceCorpus.routeNames.map(SlotPhrase.init(name:)), for: "routes")
+            return voice
+        }
+        func feed(_ voice: VoiceRecognizer, _ audio: [Int16]) throws {
+            var i = 0
+            while i < audio.count {
+                try voice.process(audio[i..<min(i + 320, audio.count)])
+                i += 320
+            }
+        }
+        var samples: [Sample] = []
+        for index in VoiceCorpus.variants.indices where !VoiceCorpus.isTuning(variant: index) {
+            let variant = VoiceCorpus.variants[index]
+            let phrasings = corpus.phrasings(seed: UInt64(100 + index))
+            let picks = stride(from: 0, to: phrasings.count, by: max(1, phrasings.count / 24)).prefix(24).map { phrasings[$0] }
+            for snr in [nil, 10.0] as [Double?] {
+                // The last run: the odd picks, heard by one recognizer; its cepstral mean is what was kept.
+                let last = try newRecognizer()
+                for (n, p) in picks.enumerated() where n % 2 == 1 {
+                    try last.begin()
+                    try feed(last, VoiceCorpus.finish(try corpus.speech(p.text, variant: variant), noise: noise, snr: snr, rng: &rng))
+                    _ = try last.finish()
+                }
+                for (n, p) in picks.enumerated() where n % 2 == 0 {
+                    let audio = VoiceCorpus.finish(try corpus.speech(p.text, variant: variant), noise: noise, snr: snr, rng: &rng)
+                    samples.append(Sample(audio: audio, expected: p.expected, mean: last.cepstralMean))
+                }
+            }
+        }
+        for twice in [true, false] {
+            var tally = Tally()
+            var latencies: [Double] = []
+            for sample in samples {
+                let voice = try newRecognizer()
+                try voice.adapt(cepstralMean: sample.mean)
+                voice.decodesFirstUtteranceTwice = twice
+                try voice.begin()
+                try feed(voice, sample.audio)
+                let release = ContinuousClock.now
+                let result = try voice.finish()
+                latencies.append((ContinuousClock.now - release).milliseconds)
+                tally.add(result, expected: sample.expected)
+            }
+            let latency = Percentiles(latencies)
+            let what = "ASR first command after a restart, decoded \(twice ? "twice" : "once") (\(tally.total), clean and 10 dB \(noiseName))"
+            figures.append(BenchFigure("\(what): right", tally.percent(tally.exact), "%"))
+            figures.append(BenchFigure("\(what): rejected", tally.percent(tally.rejected), "%"))
+            figures.append(BenchFigure("\(what): release → intent p50", latency.at(50), "ms"))
+            figures.append(BenchFigure("\(what): release → intent p95", latency.at(95), "ms"))
+        }
+        for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
+        return figures
+    }
+
     static func humanRecordings(recognizer: CommandRecognizer, paths: ProjectPaths) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         var lines: [String] = []
