@@ -304,10 +304,11 @@ public final class VoiceRecognizer {
     ///
     /// The second pass with RNNoise was measured (`make bench`, "first command after a restart": 72 first
     /// commands by 3 voices, clean and in 10 dB street noise, each recognizer started at the mean a run of 12 other
-    /// commands by the same voice left): once, 67 right and 5 rejected, answered in 9 ms (p50); twice, 70 right and
-    /// 2 rejected, in 340 ms. An earlier run on 48 commands found no difference (48 right either way); feeding
-    /// RNNoise a second of the street before the first command, instead of a second pass, got 47 of those 48 and
-    /// was not kept. The second pass stays: a third of a second once a session for fewer first commands refused.
+    /// commands by the same voice left). Decoded once, 66 were right and 6 rejected, answered 10 ms (median) after
+    /// the release; decoded twice, 69 right and 3 rejected, in 315 ms (490 ms p95). Other noise draws gave 67
+    /// against 70, and on 48 commands 48 either way; feeding RNNoise a second of the street before the first
+    /// command instead of a second pass got 47 of those 48 and was not kept. The second pass stays: a third of a
+    /// second, once a session, for fewer first commands refused.
     public func adapt(cepstralMean mean: [Float]) throws {
         try decoder.setCepstralMean(mean)
         try phoneLoop?.setCepstralMean(mean)

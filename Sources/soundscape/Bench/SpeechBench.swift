@@ -74,7 +74,7 @@ enum SpeechBench {
         // SOUNDSCAPE_ASR_DUMP=file: one JSON line per utterance (condition, variant, sentence, features) for fitting
         // the rejection model offline (scripts/fit-confidence.py).
         let dump: FileHandle? = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_DUMP"].flatMap { path in
-            FileManager.default.createFile(atPath: path, contents: nil)
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }
         // The model is fitted on every utterance's margin; the figures below are then measured with it always
