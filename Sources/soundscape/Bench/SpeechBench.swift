@@ -232,8 +232,6 @@ enum SpeechBench {
         return VoiceCorpus.streetNoise(file: cityFile, rng: &rng)
     }
 
-    /// Real human speech: pocketsphinx-testdata (out-of-grammar sentences, digits) and Asterisk prompts
-    /// ("repeat" is a command; "location" and "next" are not).
     /// The first command after a restart, each heard by a new recognizer started as `soundscape run` starts one
     /// on a microphone it has seen before: at the cepstral mean the last run kept (here a run of 12 other
     /// commands by the same voice in the same background), with RNNoise starting afresh. Decoded twice (as
@@ -301,6 +299,8 @@ enum SpeechBench {
         return figures
     }
 
+    /// Real human speech: pocketsphinx-testdata (out-of-grammar sentences, digits) and Asterisk prompts
+    /// ("repeat" is a command; "location" and "next" are not).
     static func humanRecordings(recognizer: CommandRecognizer, paths: ProjectPaths) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         var lines: [String] = []
