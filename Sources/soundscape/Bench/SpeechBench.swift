@@ -106,15 +106,8 @@ enum SpeechBench {
         var mistakes: [String] = []
         func decode(_ samples: [Int16]) throws -> VoiceResult {
             let cpu = processorSeconds()
-            try recognizer.recognizer.begin()
-            var i = 0
-            while i < samples.count {
-                try recognizer.recognizer.process(samples[i..<min(i + 320, samples.count)])
-                i += 320
-            }
-            let release = ContinuousClock.now
-            let result = try recognizer.recognizer.finish()
-            latencies.append((ContinuousClock.now - release).milliseconds)
+            let (result, latency) = try timedDecode(samples, by: recognizer.recognizer)
+            latencies.append(latency)
             cpuSeconds += processorSeconds() - cpu
             audioSeconds += Double(samples.count) / 16_000
             return result
@@ -232,6 +225,20 @@ enum SpeechBench {
         return VoiceCorpus.streetNoise(file: cityFile, rng: &rng)
     }
 
+    /// One utterance streamed in 20 ms chunks, as the listener reads the microphone, and the milliseconds from
+    /// the last chunk (the key's release) to the result.
+    static func timedDecode(_ samples: [Int16], by recognizer: VoiceRecognizer) throws -> (VoiceResult, Double) {
+        try recognizer.begin()
+        var i = 0
+        while i < samples.count {
+            try recognizer.process(samples[i..<min(i + 320, samples.count)])
+            i += 320
+        }
+        let release = ContinuousClock.now
+        let result = try recognizer.finish()
+        return (result, (ContinuousClock.now - release).milliseconds)
+    }
+
     /// The first command after a restart, each heard by a new recognizer started as `soundscape run` starts one
     /// on a microphone it has seen before: at the cepstral mean the last run kept (here a run of 12 other
     /// commands by the same voice in the same background), with RNNoise starting afresh. Decoded twice (as
@@ -248,13 +255,6 @@ enum SpeechBench {
             try voice.setPhrases(VoiceCorpus.routeNames.map(SlotPhrase.init(name:)), for: "routes")
             return voice
         }
-        func feed(_ voice: VoiceRecognizer, _ audio: [Int16]) throws {
-            var i = 0
-            while i < audio.count {
-                try voice.process(audio[i..<min(i + 320, audio.count)])
-                i += 320
-            }
-        }
         var samples: [Sample] = []
         for index in VoiceCorpus.variants.indices where !VoiceCorpus.isTuning(variant: index) {
             let variant = VoiceCorpus.variants[index]
@@ -264,9 +264,7 @@ enum SpeechBench {
                 // The last run: the odd picks, heard by one recognizer; its cepstral mean is what was kept.
                 let last = try newRecognizer()
                 for (n, p) in picks.enumerated() where n % 2 == 1 {
-                    try last.begin()
-                    try feed(last, VoiceCorpus.finish(try corpus.speech(p.text, variant: variant), noise: noise, snr: snr, rng: &rng))
-                    _ = try last.finish()
+                    _ = try timedDecode(VoiceCorpus.finish(try corpus.speech(p.text, variant: variant), noise: noise, snr: snr, rng: &rng), by: last)
                 }
                 for (n, p) in picks.enumerated() where n % 2 == 0 {
                     let audio = VoiceCorpus.finish(try corpus.speech(p.text, variant: variant), noise: noise, snr: snr, rng: &rng)
@@ -281,11 +279,8 @@ enum SpeechBench {
                 let voice = try newRecognizer()
                 try voice.adapt(cepstralMean: sample.mean)
                 voice.decodesFirstUtteranceTwice = twice
-                try voice.begin()
-                try feed(voice, sample.audio)
-                let release = ContinuousClock.now
-                let result = try voice.finish()
-                latencies.append((ContinuousClock.now - release).milliseconds)
+                let (result, latency) = try timedDecode(sample.audio, by: voice)
+                latencies.append(latency)
                 tally.add(result, expected: sample.expected)
             }
             let latency = Percentiles(latencies)
