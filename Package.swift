@@ -36,6 +36,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
 
+        // ---- C code of our own ----
+        // AVX2 layer arithmetic for the RNNoise library scripts/setup fetches (see its .c file).
+        .target(name: "CRNNoiseKernels"),
+
         // ---- pipeline stages ----
         .target(name: "Geo", swiftSettings: strict),
         .target(name: "MapData",
@@ -57,7 +61,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",
-                dependencies: ["CPocketSphinx", "CSpeexDSP", .product(name: "Logging", package: "swift-log")],
+                dependencies: ["CPocketSphinx", "CSpeexDSP", "CRNNoiseKernels", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Guidance",
                 dependencies: ["Geo", "MapData", "Location", "Callouts", "Behaviors",

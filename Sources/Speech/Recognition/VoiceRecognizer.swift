@@ -131,9 +131,10 @@ public final class VoiceRecognizer {
     let neural: NeuralNoiseSuppressor?
     /// Why RNNoise is not in use although it was configured (the library missing or broken); nil otherwise.
     public let neuralDenoiserProblem: String?
-    /// What cleans the audio before the decoders, in words ("RNNoise, then speexdsp").
+    /// What cleans the audio before the decoders, in words ("RNNoise (AVX2 kernels with RNNoise's 8-bit
+    /// weights), then speexdsp").
     public var noiseSuppressionDescription: String {
-        (neural == nil ? "" : "RNNoise, then ") + (suppressor == nil ? "no spectral suppressor" : "speexdsp")
+        (neural.map { "RNNoise (\($0.library.arithmetic)), then " } ?? "") + (suppressor == nil ? "no spectral suppressor" : "speexdsp")
     }
     private var searchName: String?
     private var generation = 0
