@@ -74,6 +74,49 @@ struct GrammarTests {
         #expect(!jsgf.contains("<marker_name_>"))
         #expect(!jsgf.contains("VOID"))
     }
+
+    @Test func commandsEndingInTheSameSlotAfterTheSameWordShareOneCopyOfIt() throws {
+        var grammar = try ShippedGrammar.load()
+        grammar.setPhrases(["Stockmann", "Kiasma", "Café Engel"].map(SlotPhrase.init(name:)), for: "places")
+        grammar.setPhrases(["Front Door"].map(SlotPhrase.init(name:)), for: "markers")
+        let shared = grammar.decoderJSGF(), asWritten = grammar.decoderJSGF(sharingEndings: false)
+        let top = try #require(shared.split(separator: "\n").first { $0.hasPrefix("public ") })
+        // The eight commands that end in a place: one copy after "on", "at", "to" and "marker" each.
+        #expect(top.components(separatedBy: "<place_>").count == 5, "\(top)")
+        #expect(top.contains("(set beacon on | set a beacon on) <place_>"), "\(top)")
+        #expect(top.contains("(guide me to | take me to | walk me to | navigate to) <place_>"), "\(top)")
+        #expect(top.contains("| set beacon at <place_> |") && top.contains("| set beacon on marker <place_> |"), "\(top)")
+        // Rules that only name another count as that one: <name_label> and <new_name> are <marker_label>.
+        #expect(top.contains("(save marker as | mark this place as) <marker_label_>"), "\(top)")
+        #expect(top.contains("rename marker <name_marker_> to <marker_label_>"), "\(top)")
+        #expect(asWritten.contains("public <soundscape_command> = <beacon_> | <exploration_> |"), "\(asWritten)")
+        #expect(!top.contains("/"), "no weights were written, so none may appear")
+    }
+
+    /// The grammar with shared endings is a smaller graph for the same sentences with the same scores: the same
+    /// audio through two decoders, one per form, gives the same words and the same path score, in and out of
+    /// the grammar. (Sharing a slot after different words, "on" and "to", changed the scores of some commands:
+    /// see ``CommandGrammar/sharedEndings(of:in:)``.)
+    @Test func sharedEndingsChangeNeitherTheWordsNorTheScores() throws {
+        func decoder(sharingEndings: Bool) throws -> PocketSphinxDecoder {
+            let recognizer = try VoiceRecognizer(grammar: ShippedGrammar.load())
+            try recognizer.setPhrases(["Stockmann", "Kiasma", "Kauppatori", "Café Engel"].map(SlotPhrase.init(name:)), for: "places")
+            try recognizer.setPhrases(["Front Door"].map(SlotPhrase.init(name:)), for: "markers")
+            try recognizer.decoder.useGrammar(jsgf: recognizer.grammar.decoderJSGF(sharingEndings: sharingEndings), name: "compared")
+            return recognizer.decoder
+        }
+        let shared = try decoder(sharingEndings: true), asWritten = try decoder(sharingEndings: false)
+        var sameScores = 0
+        for text in ["set beacon on kiasma", "take me to stockmann", "save marker as home", "rename marker front door to work",
+                     "beacon volume fifty percent", "where am i", "the weather is lovely today"] {
+            let audio = try RecognizerTests.speech(text)
+            let a = try shared.decode(audio), b = try asWritten.decode(audio)
+            #expect(a.text == b.text, "\(text): \(a.text) against \(b.text)")
+            #expect(a.score == b.score, "\(text): \(a.score) against \(b.score)")
+            if a.score == b.score && a.score != 0 { sameScores += 1 }
+        }
+        #expect(sameScores == 7)
+    }
 }
 
 @Suite("Intent parser: text → intent and slots through the grammar")
