@@ -350,11 +350,11 @@ int ss_rnnoise_kernels_install(void *handle) {
 const char *ss_rnnoise_kernels_describe(int code) {
     switch (code) {
     case SS_RNNOISE_KERNELS_INSTALLED: return "AVX2 kernels with RNNoise's 8-bit weights";
-    case SS_RNNOISE_KERNELS_NO_AVX2: return "the library's own arithmetic (the processor has no AVX2)";
-    case SS_RNNOISE_KERNELS_UNKNOWN_BUILD: return "the library's own arithmetic (not the build the AVX2 kernels were checked against)";
-    case SS_RNNOISE_KERNELS_NO_SLOT: return "the library's own arithmetic (its layer function cannot be redirected)";
-    case SS_RNNOISE_KERNELS_SELF_TEST_FAILED: return "the library's own arithmetic (the AVX2 kernels disagreed with it on test layers)";
-    case SS_RNNOISE_KERNELS_PROTECT_FAILED: return "the library's own arithmetic (its relocations could not be made writable)";
+    case SS_RNNOISE_KERNELS_NO_AVX2: return "the library's own arithmetic: the processor has no AVX2";
+    case SS_RNNOISE_KERNELS_UNKNOWN_BUILD: return "the library's own arithmetic: not the build the AVX2 kernels were checked against";
+    case SS_RNNOISE_KERNELS_NO_SLOT: return "the library's own arithmetic: its layer function cannot be redirected";
+    case SS_RNNOISE_KERNELS_SELF_TEST_FAILED: return "the library's own arithmetic: the AVX2 kernels disagreed with it on test layers";
+    case SS_RNNOISE_KERNELS_PROTECT_FAILED: return "the library's own arithmetic: its relocations could not be made writable";
     default: return "the library's own arithmetic";
     }
 }

@@ -66,7 +66,7 @@ public final class NeuralNoiseSuppressor {
             self.handle = handle
             let outcome = vectorKernels ? ss_rnnoise_kernels_install(handle) : -1
             usesVectorKernels = outcome == Int32(SS_RNNOISE_KERNELS_INSTALLED)
-            arithmetic = vectorKernels ? String(cString: ss_rnnoise_kernels_describe(outcome)) : "the library's own arithmetic (as asked)"
+            arithmetic = vectorKernels ? String(cString: ss_rnnoise_kernels_describe(outcome)) : "the library's own arithmetic, as asked"
         }
 
         /// Runs the library's layer function and the kernels on test layers of each kind the library uses and

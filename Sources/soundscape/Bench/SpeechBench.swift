@@ -199,8 +199,52 @@ enum SpeechBench {
         // The table comes at the very end (after the wake-word bench); the recognizer's figures are logged now.
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
 
+        figures += try rnnoiseArithmetic(paths: paths, corpus: corpus, noise: noise, rng: &rng)
         figures += try firstCommands(paths: paths, corpus: corpus, noise: noise, noiseName: noiseName, rng: &rng)
         figures += try humanRecordings(recognizer: recognizer, paths: paths)
+        return figures
+    }
+
+    /// RNNoise alone on a minute of commands in street noise (10 dB), streamed in 20 ms chunks: how fast with
+    /// the library's own arithmetic (from a second copy of the file, which the loader keeps apart from the
+    /// first) and with the AVX2 kernels (CRNNoiseKernels), and how far apart the two outputs are.
+    static func rnnoiseArithmetic(paths: ProjectPaths, corpus: VoiceCorpus, noise: [Float],
+                                  rng: inout SplitMix64) throws -> [BenchFigure] {
+        guard let path = paths.rnnoiseLibrary(), FileManager.default.fileExists(atPath: path) else { return [] }
+        var audio: [Int16] = []
+        for p in corpus.phrasings(seed: 7) where audio.count < 60 * 16_000 {
+            audio += VoiceCorpus.finish(try corpus.speech(p.text, variant: VoiceCorpus.variants[0]), noise: noise, snr: 10, rng: &rng)
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-rnnoise-\(getpid())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let copy = directory.appendingPathComponent("librnnoise.so").path
+        try FileManager.default.copyItem(atPath: path, toPath: copy)
+        var figures: [BenchFigure] = [], outputs: [[Int16]] = []
+        for library in [try NeuralNoiseSuppressor.Library(path: copy, vectorKernels: false), try NeuralNoiseSuppressor.Library(path: path)] {
+            let suppressor = try NeuralNoiseSuppressor(library: library)
+            let start = processorSeconds()
+            var out: [Int16] = []
+            var i = 0
+            while i < audio.count {
+                out += suppressor.process(audio[i..<min(i + 320, audio.count)])
+                i += 320
+            }
+            out += suppressor.flush()
+            let seconds = processorSeconds() - start
+            outputs.append(out)
+            let arithmetic = library.usesVectorKernels ? "AVX2 kernels" : "the library's own arithmetic"
+            figures.append(BenchFigure("RNNoise speed (\(String(format: "%.0f", Double(audio.count) / 16_000)) s), \(arithmetic)",
+                                       Double(audio.count) / 16_000 / max(seconds, 1e-9), "× real time"))
+        }
+        var signal = 0.0, difference = 0.0
+        for (a, b) in zip(outputs[0], outputs[1]) {
+            signal += Double(a) * Double(a)
+            difference += (Double(a) - Double(b)) * (Double(a) - Double(b))
+        }
+        figures.append(BenchFigure("RNNoise output, AVX2 kernels against the library's own (signal to difference)",
+                                   10 * log10(signal / max(difference, 1e-9)), "dB"))
+        for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
         return figures
     }
 
