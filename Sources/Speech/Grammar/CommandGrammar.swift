@@ -239,7 +239,7 @@ public struct CommandGrammar: Sendable {
     ///
     /// PocketSphinx turns a grammar into a graph in which every mention of a rule is a copy of it, and its
     /// search visits every node of that graph in every 10 ms frame, used or not. The shipped grammar mentions
-    /// the nearby places eleven times; with 160 of them, that was 1,901 nodes and a fifth of the recognizer's
+    /// the nearby places eleven times; with 160 of them, that was 1,901 nodes and about a sixth of the recognizer's
     /// time (`make bench`). Grouped, they are mentioned six times.
     ///
     /// The language is the same, and so is every sentence's score: PocketSphinx puts an alternative's weight,
