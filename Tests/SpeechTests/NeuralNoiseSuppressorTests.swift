@@ -16,14 +16,7 @@ struct NeuralNoiseSuppressorTests {
 
     /// Feeds `input` in chunks of `chunk` samples, then flushes.
     static func run(_ suppressor: NeuralNoiseSuppressor, _ input: [Int16], chunk: Int) -> [Int16] {
-        var out: [Int16] = []
-        var i = 0
-        while i < input.count {
-            let n = min(chunk, input.count - i)
-            out += suppressor.process(input[i..<(i + n)])
-            i += n
-        }
-        return out + suppressor.flush()
+        suppressor.cleanAll(input, chunk: chunk)
     }
 
     @Test func streetLikeNoiseIsRemovedAndSpeechOverItKept() throws {

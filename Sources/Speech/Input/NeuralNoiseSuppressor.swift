@@ -134,6 +134,17 @@ public final class NeuralNoiseSuppressor {
         return run(chunk.map(Float.init))
     }
 
+    /// All of `samples`, fed in chunks of `chunk` samples as a microphone delivers them, then flushed.
+    public func cleanAll(_ samples: [Int16], chunk: Int = 320) -> [Int16] {
+        var out: [Int16] = []
+        var i = 0
+        while i < samples.count {
+            out += process(samples[i..<min(i + chunk, samples.count)])
+            i += chunk
+        }
+        return out + flush()
+    }
+
     /// The rest of the utterance: the last partial frame completed with silence and cleaned, and the output
     /// made as long as the input was. The resamplers start afresh for the next utterance; the network keeps
     /// what it has learnt of the noise.

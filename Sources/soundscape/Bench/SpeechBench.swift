@@ -224,13 +224,7 @@ enum SpeechBench {
         for library in [try NeuralNoiseSuppressor.Library(path: copy, vectorKernels: false), try NeuralNoiseSuppressor.Library(path: path)] {
             let suppressor = try NeuralNoiseSuppressor(library: library)
             let start = processorSeconds()
-            var out: [Int16] = []
-            var i = 0
-            while i < audio.count {
-                out += suppressor.process(audio[i..<min(i + 320, audio.count)])
-                i += 320
-            }
-            out += suppressor.flush()
+            let out = suppressor.cleanAll(audio)
             let seconds = processorSeconds() - start
             outputs.append(out)
             let arithmetic = library.usesVectorKernels ? "AVX2 kernels" : "the library's own arithmetic"
