@@ -106,8 +106,9 @@ public final class VoiceRecognizer {
         /// against 90.6 %. The loop's narrow beams keep the cost moderate: the bench's dump run decoded at 5.65
         /// instead of 6.58 × real time.
         public static var defaultEverydayWords: Int {
-            if let v = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_EVERYDAY"] { return v == "off" ? 0 : Int(v) ?? 1200 }
-            return 1200
+            let standard = 1200
+            guard let v = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_EVERYDAY"] else { return standard }
+            return v == "off" ? 0 : Int(v) ?? standard
         }
 
         /// `-topn 2`, or what `SOUNDSCAPE_ASR_PHONELOOP_OPTIONS` says (as `SOUNDSCAPE_ASR_OPTIONS`, for the phone loop).
