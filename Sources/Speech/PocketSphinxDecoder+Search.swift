@@ -56,14 +56,21 @@ extension PocketSphinxDecoder {
         if ps_set_search(decoder, name) < 0 { throw RecognitionError(message: "cannot switch to wake-word spotting") }
     }
 
-    /// Loads a grammar under a fresh search name, switches to it and drops the previous one, so a
-    /// grammar can be replaced between utterances (dynamic slots) without leaking old searches.
-    public func replaceGrammar(jsgf: String, name: String, previous: String?) throws {
+    /// Loads a grammar as a search named `name` without switching to it (``switchSearch(to:)``).
+    public func addGrammar(jsgf: String, name: String) throws {
         if ps_set_jsgf_string(decoder, name, jsgf) < 0 {
             throw RecognitionError(message: "the grammar did not load: \(lastLogErrors())")
         }
-        if ps_set_search(decoder, name) < 0 { throw RecognitionError(message: "cannot switch to the grammar \"\(name)\"") }
-        if let previous, previous != name { _ = ps_unset_search(decoder, previous) }
+    }
+
+    /// Makes the search `name` the active one; between utterances.
+    public func switchSearch(to name: String) throws {
+        if ps_set_search(decoder, name) < 0 { throw RecognitionError(message: "cannot switch to the search \"\(name)\"") }
+    }
+
+    /// Drops a search that is not the active one.
+    public func removeSearch(_ name: String) {
+        _ = ps_unset_search(decoder, name)
     }
 
     /// The best hypothesis so far, while an utterance is still being decoded.

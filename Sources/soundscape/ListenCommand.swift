@@ -42,6 +42,9 @@ struct ListenCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object: text, intent, slots, confidence — or \"rejected\": true.")
     var json = false
 
+    @Flag(help: "Listen as while the assistant is asleep: only \"wake up\" can be heard (\"wake up\" cannot while it is awake).")
+    var asleep = false
+
     func run() async throws {
         global.bootstrapLogging()
         let audio = try WAVFile.read(file)
@@ -52,6 +55,7 @@ struct ListenCommand: AsyncParsableCommand {
             let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
         }
+        try recognizer.recognizer.setListeningState(asleep ? .asleep : .awake)
         let result = try recognizer.recognize(samples)
         if global.verbose {
             // What the rejection was decided on, for whoever tunes it.

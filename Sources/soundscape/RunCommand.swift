@@ -8,6 +8,7 @@ import Location
 import Logging
 import MapData
 import ServiceLifecycle
+import Speech
 
 struct RunCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -170,6 +171,9 @@ struct RunCommand: AsyncParsableCommand {
                                   settings: LiveSettings(store: SettingsStore(path: config ?? SettingsStore.defaultPath()),
                                                          settings: loaded.settings, audio: audio.engine),
                                   headingControl: location.manager)
+        if let voiceService {
+            await assistant.processor.observeSleep { asleep in voiceService.setListeningState(asleep ? .asleep : .awake) }
+        }
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: location, successTerminationBehavior: .ignore, serviceName: location.description),
             .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore,

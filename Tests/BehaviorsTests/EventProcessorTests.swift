@@ -3,6 +3,7 @@ import Callouts
 import Foundation
 import Geo
 import Location
+import Synchronization
 import Testing
 
 /// Test events and generators.
@@ -175,6 +176,19 @@ final class ParentEcho: EchoGenerator {}
         await p.move(to: Pipeline.fix(here.destination(bearing: 90, distance: 45), at: 60))
         #expect(await !p.processor.isAsleep)
         #expect(p.texts.last == "Awake")
+    }
+
+    @Test func sleepObserversHearEverySleepAndWakeIncludingTheSnoozeEnding() async {
+        let p = Pipeline(map: nil)
+        let told = Mutex<[Bool]>([])
+        await p.processor.observeSleep { asleep in told.withLock { $0.append(asleep) } }
+        await p.processor.sleep()
+        await p.processor.wake()
+        await p.processor.wake()   // already awake: nothing to tell
+        await p.move(to: Pipeline.fix(here))
+        await p.processor.snooze()
+        await p.move(to: Pipeline.fix(here.destination(bearing: 90, distance: 45), at: 60))
+        #expect(told.withLock { $0 } == [true, false, true, false])
     }
 
     @Test func hushStopsWithTheHushEarcon() async {

@@ -98,6 +98,34 @@ struct VoiceEndToEndTests {
         #expect(kept?.count == 13, "no adaptation kept for \(TestServices.source): \(String(describing: kept))")
     }
 
+    /// "wake up" is listened for only while the assistant sleeps: after "go to sleep" it is heard and wakes it,
+    /// and "where am i" said while asleep is not taken for a command.
+    @Test func afterGoToSleepWakeUpIsHeardAndWakesTheAssistant() async throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let assistant = try await RunningAssistant(dir: dir)
+        defer { assistant.stop() }
+        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
+                                               streamName: "test speaker", latency: 0.05)
+        func say(_ text: String) async throws {
+            let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance(text, in: dir).path)
+            try ControlSocket.send("press", to: assistant.socket)
+            try microphone.write(utterance.samples)
+            try await Task.sleep(for: .milliseconds(400))
+            try ControlSocket.send("release", to: assistant.socket)
+            try await Task.sleep(for: .seconds(3))   // answered, and the listening state follows
+        }
+        try await say("go to sleep")
+        try await say("where am i")
+        try await say("wake up")
+        let output = assistant.output
+        #expect(output.contains("voice: heard \"go to sleep\""), "\(output)")
+        #expect(!output.contains("voice: heard \"where am i\""), "a command was heard while asleep: \(output)")
+        #expect(output.contains("voice: heard \"wake up\""), "\(output)")
+        #expect(output.contains("Awake"), "\(output)")
+    }
+
     /// Hands-free: "hey soundscape", then "where am i", with no key at all. The microphone's adaptation is kept from
     /// an earlier run (seeded here from the same kind of speech), so the spotter starts from it, as `run` does.
     @Test func whereAmIAfterTheWakeWordIsAnsweredWithTheStreetName() async throws {

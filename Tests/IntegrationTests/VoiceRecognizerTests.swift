@@ -48,6 +48,21 @@ struct VoiceRecognizerTests {
         #expect((object?["confidence"] as? Double ?? 0) > 0)
     }
 
+    @Test func wakeUpIsHeardOnlyWhileAsleepAndOtherCommandsOnlyWhileAwake() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        func listen(_ text: String, asleep: Bool) throws -> [String: Any] {
+            let wav = try SpeechRecognitionSmokeTests.utterance(text, in: dir)
+            let result = try Soundscape.run(["listen", "--file", wav.path, "--json"] + (asleep ? ["--asleep"] : []))
+            #expect(result.status == 0, "\(result.stderr)")
+            return try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] ?? [:]
+        }
+        #expect(try listen("wake up", asleep: true)["intent"] as? String == "wake")
+        #expect(try listen("wake up", asleep: false)["intent"] as? String != "wake")
+        #expect(try listen("where am i", asleep: false)["intent"] as? String == "where_am_i")
+        #expect(try listen("where am i", asleep: true)["intent"] as? String != "where_am_i")
+    }
+
     @Test func listenRejectsSpeechThatIsNoCommand() throws {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -199,6 +199,41 @@ struct IntentParserTests {
         #expect(Self.parser.parse("set beacon on stockmann", openSlots: false)?.slots["place"] == "Stockmann")
     }
 
+    @Test func awakeTheSearchHasEveryCommandButWakingAsleepOnlyWaking() throws {
+        let grammar = try ShippedGrammar.load()
+        // The decoder's search is the public rule: the other rules are only defined beside it.
+        func searched(_ g: CommandGrammar?) throws -> String {
+            let jsgf = try #require(g).decoderJSGF()
+            return try #require(jsgf.split(separator: "\n").first { $0.hasPrefix("public ") }.map(String.init))
+        }
+        let awake = try searched(grammar.restricted(to: ListeningState.awake.admits))
+        let asleep = try searched(grammar.restricted(to: ListeningState.asleep.admits))
+        #expect(!awake.contains("wake up"))
+        #expect(awake.contains("go to sleep") && awake.contains("where am i") && awake.contains("quit soundscape"))
+        #expect(asleep.contains("wake up"))
+        #expect(!asleep.contains("where am i") && !asleep.contains("go to sleep") && !asleep.contains("quit soundscape"))
+        // The parser still knows every phrasing, whatever the search listens for.
+        #expect(IntentParser(grammar: grammar).parse("wake up")?.intent == "wake")
+        #expect(ListeningState.expected(for: .wake) == .asleep)
+        #expect(ListeningState.expected(for: .whereAmI) == .awake)
+    }
+
+    @Test func aPhrasingIsKeptWhenARuleItNamesLeadsToAnAdmittedIntent() throws {
+        let text = """
+            #JSGF V1.0;
+            grammar t;
+            public <a> = <wakeful> | where am i {where_am_i};
+            <wakeful> = wake up {wake} | rise and shine {wake};
+            public <b> = around me {around_me};
+            """
+        let grammar = try CommandGrammar(sources: [("t.gram", text)])
+        let asleep = try #require(grammar.restricted(to: ListeningState.asleep.admits))
+        #expect(asleep.commandRules == ["a"])
+        let searched = try #require(asleep.decoderJSGF().split(separator: "\n").first { $0.hasPrefix("public ") })
+        #expect(searched.contains("<wakeful_>") && !searched.contains("where am i") && !searched.contains("around me"))
+        #expect(grammar.restricted(to: { _ in false }) == nil)
+    }
+
     @Test func outOfGrammarTextIsNotACommand() {
         for text in ["the weather is nice today", "where is the bus stop", "", "stop stop", "set beacon"] {
             #expect(Self.parser.parse(text) == nil, "\(text)")

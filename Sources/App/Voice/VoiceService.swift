@@ -122,6 +122,17 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
     }
 
+    /// Listens for what can be said in `state` from the next utterance on: "wake up" only while the assistant
+    /// sleeps, everything else only while it is awake (``ListeningState``).
+    public func setListeningState(_ state: ListeningState) {
+        let logger = logger
+        listener.perform { recognizer in
+            do { try recognizer.setListeningState(state) } catch {
+                logger.warning("voice: cannot listen for the commands of the \(state.rawValue) state: \(error)")
+            }
+        }
+    }
+
     /// Push-to-talk from code (tests, the terminal).
     public func send(_ action: PushToTalk) { listener.send(action) }
 

@@ -33,6 +33,8 @@ public actor EventProcessor {
         case snoozed(origin: Coordinate?, inside: String?)
     }
     private var sleep: Sleep = .awake
+    /// Told true when the pipeline goes to sleep (or snoozes) and false when it wakes (``observeSleep(_:)``).
+    private var sleepObservers: [@Sendable (Bool) -> Void] = []
     /// Metres from the snooze point that wake the pipeline.
     public static let snoozeWakeDistance = 40.0
 
@@ -172,6 +174,11 @@ public actor EventProcessor {
     public var currentUser: UserState { user }
     public var isAsleep: Bool { sleep != .awake }
     public var isSnoozing: Bool { if case .snoozed = sleep { true } else { false } }
+    /// Calls `observer` with true whenever the pipeline goes to sleep or snoozes, and with false when it wakes
+    /// (by command or by leaving the snooze place): the voice input listens for other commands while asleep.
+    public func observeSleep(_ observer: @escaping @Sendable (Bool) -> Void) {
+        sleepObservers.append(observer)
+    }
     public var automaticCalloutsEnabled: Bool { settings.automaticCallouts }
     /// Names of the active behavior and its parents, innermost first.
     public var behaviorNames: [String] { active.stack.map(\.name) }
@@ -260,6 +267,7 @@ public actor EventProcessor {
     private func goToSleep(_ state: Sleep, sentence: String) async {
         sleep = state
         for behavior in active.stack { behavior.isSleeping = true }
+        for observer in sleepObservers { observer(true) }
         await coordinator.interrupt(clearQueue: true, playHush: false)
         await coordinator.enqueue(CalloutGroup([.text(phrasing.table(sentence))], action: .enqueue, label: "system.sleep"))
     }
@@ -269,6 +277,7 @@ public actor EventProcessor {
         guard sleep != .awake else { return }
         sleep = .awake
         for behavior in active.stack { behavior.isSleeping = false }
+        for observer in sleepObservers { observer(false) }
         await coordinator.enqueue(CalloutGroup([.text(phrasing.table("status.awake"), glyph: .appLaunch)],
                                                action: .interruptAndClear, label: "system.wake"))
     }

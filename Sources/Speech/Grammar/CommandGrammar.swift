@@ -103,6 +103,29 @@ public struct CommandGrammar: Sendable {
         phrases[source] = list.filter { !$0.words.isEmpty && seen.insert($0.words).inserted }
     }
 
+    /// The grammar with only the phrasings whose intent `admits`, or nil when none is left. A phrasing that
+    /// leads to several intents (through a rule it names) stays when any of them is admitted. The rules, words
+    /// and slot phrases stay as they are; only the command groups lose alternatives.
+    public func restricted(to admits: (Intent) -> Bool) -> CommandGrammar? {
+        var copy = self
+        var kept: [String] = []
+        for name in commandRules {
+            guard var rule = rules[name] else { continue }
+            var alternatives = [GrammarExpression.WeightedAlternative(weight: nil, expression: rule.expression)]
+            if case .alternatives(let list) = rule.expression { alternatives = list }
+            let admitted = alternatives.filter { alternative in
+                Self.intentTags(alternative.expression, rules: rules, depth: 0).contains { Intent(rawValue: $0).map(admits) ?? false }
+            }
+            guard !admitted.isEmpty else { continue }
+            if admitted.count < alternatives.count { rule.expression = .alternatives(admitted) }
+            copy.rules[name] = rule
+            kept.append(name)
+        }
+        guard !kept.isEmpty else { return nil }
+        copy.commandRules = kept
+        return copy
+    }
+
     // MARK: checks
 
     private static func check(_ e: GrammarExpression, in rule: GrammarRule, rules: [String: GrammarRule],

@@ -147,8 +147,12 @@ public final class VoiceRecognizer {
     public var noiseSuppressionDescription: String {
         (neural.map { "RNNoise (\($0.library.arithmetic)), then " } ?? "") + (suppressor == nil ? "no spectral suppressor" : "speexdsp")
     }
-    private var searchName: String?
+    /// The loaded grammar's two searches: every command but waking up, and only waking up (``ListeningState``).
+    /// When a state would admit no phrasing of the grammar, its search is the whole grammar.
+    private var searchNames: [ListeningState: String] = [:]
     private var generation = 0
+    /// What is listened for (``ListeningState``); change it with ``setListeningState(_:)``.
+    public private(set) var listeningState: ListeningState = .awake
     private var samplesThisUtterance = 0
     private var bigrams: PhoneBigrams?
     /// The everyday-speech loop's words and its decoder; nil when off.
@@ -239,15 +243,29 @@ public final class VoiceRecognizer {
             throw GrammarError(location, "\"\(word)\" is not in the pronunciation dictionary and espeak-ng could not pronounce it; add it to Models/extra.dict")
         }
         generation += 1
-        let name = "commands\(generation)"
+        var names: [ListeningState: String] = [:]
         do {
-            try decoder.replaceGrammar(jsgf: g.decoderJSGF(), name: name, previous: searchName)
+            for state in ListeningState.allCases {
+                let name = "commands\(generation)\(state.rawValue)"
+                try decoder.addGrammar(jsgf: (g.restricted(to: state.admits) ?? g).decoderJSGF(), name: name)
+                names[state] = name
+            }
+            try decoder.switchSearch(to: names[listeningState]!)
         } catch let error as RecognitionError {
+            for name in names.values { decoder.removeSearch(name) }
             let file = g.files.first?.path ?? "grammar"
             throw GrammarError(SourceLocation(file: file, line: 0, column: 0), error.message)
         }
-        searchName = name
+        for name in searchNames.values { decoder.removeSearch(name) }
+        searchNames = names
         grammar = g
+    }
+
+    /// Listens for what can be said in `state` from the next utterance on; call between utterances.
+    public func setListeningState(_ state: ListeningState) throws {
+        guard state != listeningState else { return }
+        if let name = searchNames[state] { try decoder.switchSearch(to: name) }
+        listeningState = state
     }
 
     /// Adds pronunciations for words; returns the words that now have one.
