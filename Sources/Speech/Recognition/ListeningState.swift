@@ -22,6 +22,21 @@ public enum ListeningState: String, Sendable, CaseIterable {
         }
     }
 
+    /// The least confidence a command needs in this state, besides the rejection model's own threshold (0.5).
+    ///
+    /// Asleep, 0.8. The search then has one phrasing, so a stray sentence has no rival in it, and the N-best
+    /// margin, which counts in the sentence's favour when it has none, lifts it: in `make bench` 12 of 190
+    /// ordinary sentences ("wait", "oh no", "where are my gloves") reached 0.5 and would have woken it. In the
+    /// dump of that run, the tuning voices' "wake up" scored at least 0.99 and the tuning sentences below 0.8;
+    /// on the held-out ones 0.8 kept every "wake up" (the lowest 0.87) and let 1 of 95 sentences through
+    /// instead of 6. A "wake up" refused costs saying it again; a false wake brings back the callouts.
+    public var minimumConfidence: Double {
+        switch self {
+        case .awake: 0
+        case .asleep: 0.8
+        }
+    }
+
     /// The state in which a command of this intent is meant to be said (``asleep`` for "wake up").
     public static func expected(for intent: Intent) -> ListeningState {
         ListeningState.awake.admits(intent) ? .awake : .asleep

@@ -475,7 +475,7 @@ public final class VoiceRecognizer {
         let model = marginTimedOut ? configuration.confidenceWithoutMargin : configuration.confidence
         let confidence = phoneLoop == nil ? 1 : model.confidence(features)
         result.confidence = confidence
-        if confidence < model.threshold {
+        if confidence < max(model.threshold, listeningState.minimumConfidence) {
             result.rejection = "low confidence (\(String(format: "%.2f", confidence))\(marginTimedOut ? ", no time to weigh the rivals" : ""))"
             return result
         }
