@@ -449,7 +449,15 @@ public final class VoiceRecognizer {
         let heard = text.isEmpty ? nil : parser.parse(words: text.split(separator: " ").map(String.init), openSlots: false)
         // Words that parse to no command are rejected whatever the margin.
         let parses = heard != nil
-        let needsMargin = measuresMarginAlways || (phoneLoop != nil && parses && configuration.confidence.marginCanChange(features))
+        // The state's floor (``ListeningState/minimumConfidence``) is part of the threshold everywhere it is
+        // used, so that the margin is also weighed when it could lift a command over the floor.
+        let floor = listeningState.minimumConfidence
+        func deciding(_ model: ConfidenceModel) -> ConfidenceModel {
+            var model = model
+            model.threshold = max(model.threshold, floor)
+            return model
+        }
+        let needsMargin = measuresMarginAlways || (phoneLoop != nil && parses && deciding(configuration.confidence).marginCanChange(features))
         var marginTimedOut = false
         if needsMargin, !hypothesis.text.isEmpty, hypothesis.frames > 0 {
             let budget = measuresMarginAlways ? nil : marginBudget
@@ -472,10 +480,10 @@ public final class VoiceRecognizer {
             return result
         }
         result.heard = command
-        let model = marginTimedOut ? configuration.confidenceWithoutMargin : configuration.confidence
+        let model = deciding(marginTimedOut ? configuration.confidenceWithoutMargin : configuration.confidence)
         let confidence = phoneLoop == nil ? 1 : model.confidence(features)
         result.confidence = confidence
-        if confidence < max(model.threshold, listeningState.minimumConfidence) {
+        if confidence < model.threshold {
             result.rejection = "low confidence (\(String(format: "%.2f", confidence))\(marginTimedOut ? ", no time to weigh the rivals" : ""))"
             return result
         }

@@ -104,9 +104,12 @@ enum SpeechBench {
         var latencies: [Double] = []
         var audioSeconds = 0.0, cpuSeconds = 0.0
         var mistakes: [String] = []
-        func decode(_ samples: [Int16]) throws -> VoiceResult {
+        /// `timed`: counted in the latency and speed figures (not the searches of a sleeping assistant, which has
+        /// one phrasing to match and would flatter them).
+        func decode(_ samples: [Int16], timed: Bool = true) throws -> VoiceResult {
             let cpu = processorSeconds()
             let (result, latency) = try timedDecode(samples, by: recognizer.recognizer)
+            guard timed else { return result }
             latencies.append(latency)
             cpuSeconds += processorSeconds() - cpu
             audioSeconds += Double(samples.count) / 16_000
@@ -200,7 +203,8 @@ enum SpeechBench {
             for (n, text) in VoiceCorpus.outOfGrammar.enumerated() {
                 let variant = VoiceCorpus.variants[n % 3]
                 let snr: Double? = n % 2 == 0 ? nil : 10
-                let result = try decode(VoiceCorpus.finish(try corpus.speech(text, variant: variant), noise: noise, snr: snr, rng: &rng))
+                let result = try decode(VoiceCorpus.finish(try corpus.speech(text, variant: variant), noise: noise, snr: snr, rng: &rng),
+                                        timed: false)
                 record("oog-asleep", snr == nil ? "clean" : "10 dB", variant: n % 3, sentence: n, text: text, expected: nil, result)
                 if let c = result.command { woke.append("\"\(text)\" → \(c.intent) (\(String(format: "%.2f", c.confidence)))") } else { asleepRejected += 1 }
             }
