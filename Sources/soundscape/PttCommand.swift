@@ -45,7 +45,7 @@ struct VoiceOptions: ParsableArguments {
     @Flag(name: .customLong("no-voice"), help: "Do not listen to the microphone.")
     var noVoice = false
 
-    @Option(help: "PulseAudio source to listen to (default: the default source).")
+    @Option(help: "PulseAudio source to listen to (default: the default source, followed when it changes).")
     var mic: String?
 
     @Option(help: "Control socket for push-to-talk (default: $XDG_RUNTIME_DIR/soundscape/control.sock).")

@@ -137,7 +137,7 @@ struct RunCommand: AsyncParsableCommand {
                         Task {
                             switch change {
                             case .lost(let message): await output.problem(message)
-                            case .back(let message): await output.say(message)
+                            case .back(let message, _): await output.say(message)
                             }
                         }
                     })

@@ -1,4 +1,4 @@
-import App
+@testable import App
 import Foundation
 import Testing
 
@@ -42,5 +42,26 @@ import Testing
         try store.save([1, 2, 3], for: "headset")
         try store.save([.nan, 2, 3], for: "headset")
         #expect(try store.cepstralMean(for: "headset") == [1, 2, 3])
+    }
+
+    /// Voice input moved from the headset to the laptop's microphone: the laptop's kept mean is handed over once,
+    /// and what is learned from then on is kept for the laptop, leaving the headset's as it was.
+    @Test func aSwitchHandsOverTheNewMicrophonesMeanAndFilesWhatFollowsUnderIt() throws {
+        let store = store()
+        let headset: [Float] = [52.5, -3.25, 0.5, 4, 1, -2, -1, -1.5, -4, -2, -6, -1, 1]
+        let laptop: [Float] = [38, -6, 0, 5, 2.5, -4, -1, -2, -5, -2, -6.5, -1.5, 1.25]
+        try store.save(laptop, for: "laptop")
+        let keeper = MicrophoneAdaptationKeeper(store: store, microphone: "headset")
+        try keeper.save(headset)
+        #expect(try keeper.switchedTo("headset") == nil, "the same microphone hands nothing over")
+        #expect(try keeper.switchedTo("laptop") == laptop)
+        #expect(keeper.microphone == "laptop")
+        #expect(try keeper.switchedTo("laptop") == nil, "told twice, it hands the mean over once")
+        try keeper.save(laptop.map { $0 - 1 })
+        #expect(try store.cepstralMean(for: "laptop") == laptop.map { $0 - 1 })
+        #expect(try store.cepstralMean(for: "headset") == headset)
+        // A microphone with nothing kept: the recognizer goes on from what it has.
+        #expect(try keeper.switchedTo("bluetooth") == nil)
+        #expect(keeper.microphone == "bluetooth")
     }
 }

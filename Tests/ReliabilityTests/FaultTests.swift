@@ -156,6 +156,64 @@ struct FaultTests {
         await run.quitsCleanly(timeout: 30)
     }
 
+    /// No microphone chosen: voice input follows the default source. The only microphone goes away and the
+    /// default falls to a monitor of an output, which is not listened to; another microphone is plugged in and
+    /// made the default, and voice input moves to it at once, says so by name, and hears a command through it.
+    /// What the recognizer learns there is kept under the new microphone's name.
+    @Test func voiceInputFollowsTheDefaultMicrophoneButNeverAMonitor() async throws {
+        try Harness.require()
+        let db = try await HelsinkiMap.shared.database()
+        let dir = try Harness.temporaryDirectory("rel-mic-follow")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pulse = try PrivatePulseAudio()
+        try await pulse.start()
+        defer { pulse.kill9() }
+        var environment = pulse.clientEnvironment
+        environment["XDG_DATA_HOME"] = dir.appendingPathComponent("data").path
+
+        let run = try SoundscapeRun.start(["--db", db, "--at", TestPlace.at, "--heading", TestPlace.heading, "--quiet", "--verbose"],
+                                          in: dir, environment: environment)
+        #expect(await run.child.waitFor("Fixed location", timeout: 60), "\(run.child.stdout)\(run.child.stderr)")
+        try await Task.sleep(for: .seconds(2))
+
+        // The microphone goes: the default source is now a monitor, and voice input must not take it.
+        let modules = try await pulse.pactl(["list", "short", "modules"])
+        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
+            .split(separator: "\t").first.map(String.init), "\(modules)")
+        try await pulse.pactl(["unload-module", remap])
+        #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
+                "the lost microphone was not reported: \(run.child.stdout)")
+        try await Task.sleep(for: .seconds(3))
+        #expect(!run.child.stdout.contains("listening through"), "voice input moved to a monitor: \(run.child.stdout)")
+
+        // Another microphone is plugged in and becomes the default.
+        try await pulse.pactl(["load-module", "module-null-sink", "sink_name=laptopfeed", "rate=16000", "channels=1"])
+        try await pulse.pactl(["load-module", "module-remap-source", "master=laptopfeed.monitor", "source_name=laptopmic", "channels=1",
+                               "source_properties=\"device.description='Laptop Microphone'\""])
+        try await pulse.pactl(["set-default-source", "laptopmic"])
+        #expect(await run.child.waitFor("Now listening through Laptop Microphone", timeout: 10), "\(run.child.stdout)")
+
+        // A command said into it is heard (push-to-talk over the control socket, as a desktop key would).
+        let speech = dir.appendingPathComponent("where.wav").path
+        _ = try await runToEnd(["espeak-ng", "-v", "en-us", "-s", "150", "-w", speech, "where am i"])
+        let ptt = environment   // its XDG_RUNTIME_DIR, where the control socket is
+        _ = try await runToEnd([Harness.soundscape, "ptt", "press"], environment: ptt)
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await runToEnd(["paplay", "--device=laptopfeed", speech], environment: pulse.clientEnvironment)
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await runToEnd([Harness.soundscape, "ptt", "release"], environment: ptt)
+        let all = { run.child.stdout + run.child.stderr }
+        #expect(await run.child.waitForOutput(timeout: 20) { _ in all().contains("voice: heard \"where am i\"") },
+                "the command said into the new microphone was not heard: \(all().suffix(3000))")
+        #expect(await run.child.waitFor(TestPlace.whereAmI, timeout: 10), "\(run.child.stdout)")
+
+        // What was learned from it is kept for the new microphone.
+        let kept = dir.appendingPathComponent("data/soundscape/microphones.json")
+        let file = String(decoding: (try? Data(contentsOf: kept)) ?? Data(), as: UTF8.self)
+        #expect(file.contains("\"laptopmic\""), "nothing kept for the new microphone: \(file)")
+        await run.quitsCleanly(timeout: 30)
+    }
+
     // MARK: databases
 
     @Test func corruptMapDatabaseIsAClearErrorNamingTheFile() async throws {

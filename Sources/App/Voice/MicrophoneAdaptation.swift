@@ -1,5 +1,6 @@
 import Foundation
 import MapData
+import Synchronization
 
 /// What the recognizer learned about each microphone, kept between runs: the live cepstral mean its
 /// decoders reached (``VoiceRecognizer/cepstralMean``). A new recognizer starts from the model's stock mean,
@@ -67,5 +68,36 @@ public struct MicrophoneAdaptationStore: Sendable {
         @unknown default:
             return "\(error)"
         }
+    }
+}
+
+/// Keeps the recognizer's adaptation under the name of the microphone it was learned from, as that microphone
+/// changes during a run (voice input follows the default source: ``PulseMicrophone``).
+///
+/// ``save(_:)`` is called on the listener's thread after each utterance, and ``switchedTo(_:)`` on the same thread
+/// when the microphone moves to another source, so a mean is always filed under the microphone that heard it.
+final class MicrophoneAdaptationKeeper: Sendable {
+    let store: MicrophoneAdaptationStore
+    private let current: Mutex<String>
+
+    init(store: MicrophoneAdaptationStore, microphone: String) {
+        self.store = store
+        current = Mutex(microphone)
+    }
+
+    /// The microphone whose adaptation is being learned.
+    var microphone: String { current.withLock { $0 } }
+
+    /// Keeps `mean` for the current microphone.
+    func save(_ mean: [Float]) throws { try store.save(mean, for: microphone) }
+
+    /// The microphone is now `name`. Returns what was kept for it, when it is another microphone and something
+    /// was kept (start the recognizer from that); nil otherwise (it goes on from what it has, which it adapts live).
+    func switchedTo(_ name: String) throws -> [Float]? {
+        let changed = current.withLock { old -> Bool in
+            defer { old = name }
+            return old != name
+        }
+        return changed ? try store.cepstralMean(for: name) : nil
     }
 }

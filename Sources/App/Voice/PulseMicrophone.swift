@@ -9,26 +9,56 @@ import Speech
 /// When the source goes away (a headset unplugged, its module unloaded, the sound server restarted) the
 /// microphone says so once through `report`, delivers silence instead of failing (PulseAudio would otherwise
 /// move the stream to another source, such as the speakers' monitor, and the recognizer would hear the
-/// assistant itself), looks for the source again every second, and says when it is back.
+/// assistant itself), looks for a source again every second, and says when it records again.
+///
+/// Without a chosen source it follows the sound server's default microphone: when the headset's battery dies it
+/// goes on with the laptop's microphone as soon as that is the default, and when a headset is plugged in and
+/// becomes the default, it moves to the headset. It never follows the default to a monitor of an output.
+/// A chosen source (`--mic`) is waited for.
 public final class PulseMicrophone: AudioCapture {
     private var stream: PulseSimpleStream?
-    /// The source recorded from: the chosen one, or the default source when the microphone was opened.
-    public let sourceName: String?
+    /// The source recorded from (or last recorded from, while lost): the chosen one, or the default source.
+    public private(set) var sourceName: String?
+    /// How the source is named when spoken of: its description when the server gave one, else its name.
+    private var spokenSource: String?
+    /// True when no source was chosen: the default source is followed.
+    public let followsDefault: Bool
     private let report: @Sendable (MicrophoneChange) -> Void
     private var framesSinceCheck = 0
     private var lostAt: ContinuousClock.Instant?
     private var lastTry: ContinuousClock.Instant?
 
     public enum MicrophoneChange: Sendable, Equatable {
+        /// The microphone went away; the message says so and what to do meanwhile.
         case lost(String)
-        case back(String)
+        /// Recording again, from `source`: the same source come back, or another one that is now the default.
+        case back(String, source: String)
     }
 
     /// - Parameter source: a PulseAudio source name (`pactl list short sources`); nil for the default.
     public init(source: String? = nil, report: @escaping @Sendable (MicrophoneChange) -> Void = { _ in }) throws {
-        stream = try Self.open(source)
-        sourceName = source ?? PulseSourceProbe.defaultSource()
+        followsDefault = source == nil
         self.report = report
+        let sources = PulseSourceProbe.sources()
+        guard source == nil, let sources else {
+            stream = try Self.open(source)
+            sourceName = source ?? sources?.defaultName
+            spokenSource = sourceName.flatMap { sources?.named($0)?.spokenName }
+            return
+        }
+        // The default source, by name, so that the sound server cannot move the stream to a monitor later.
+        if let usable = sources.usableDefault {
+            stream = try Self.open(usable.name)
+            sourceName = usable.name
+            spokenSource = usable.spokenName
+        } else {
+            // No microphone, only monitors of outputs (or nothing): wait for one rather than hear ourselves.
+            stream = nil
+            sourceName = sources.defaultName
+            lostAt = .now
+            lastTry = .now
+            report(.lost("there is no microphone; voice commands are off until one is plugged in, type commands instead."))
+        }
     }
 
     private static func open(_ source: String?) throws -> PulseSimpleStream {
@@ -36,19 +66,28 @@ public final class PulseMicrophone: AudioCapture {
                               streamName: "Soundscape voice commands", latency: 0.02)
     }
 
-    private var describedSource: String { sourceName.map { "the microphone (\($0))" } ?? "the microphone" }
+    private var describedSource: String { (spokenSource ?? sourceName).map { "the microphone (\($0))" } ?? "the microphone" }
 
     public func read(frames: Int) throws -> [Int16] {
         if let stream, lostAt == nil {
             do {
                 let samples = try stream.read(frames: frames)
                 framesSinceCheck += frames
-                // Once a second, make sure the stream still records from our source.
+                // Once a second, make sure the stream still records from our source, and that the default has
+                // not moved to another microphone.
                 if framesSinceCheck >= 16_000 {
                     framesSinceCheck = 0
-                    if let sourceName, PulseSourceProbe.sourceExists(sourceName) == false {
-                        lose("\(describedSource) is gone")
-                        return [Int16](repeating: 0, count: frames)
+                    if let sources = PulseSourceProbe.sources() {
+                        let gone = sourceName.map { sources.named($0) == nil } ?? false
+                        // Straight to the new default microphone when there is one; lost when there is none.
+                        if followsDefault, let usable = sources.usableDefault, usable.name != sourceName,
+                           switchTo(usable, because: gone ? "The \(describedSource.dropFirst(4)) is gone; now" : "Now") {
+                            return samples.map { Int16(max(-32768, min(32767, ($0 * 32767).rounded()))) }
+                        }
+                        if gone {
+                            lose("\(describedSource) is gone")
+                            return [Int16](repeating: 0, count: frames)
+                        }
                     }
                 }
                 return samples.map { Int16(max(-32768, min(32767, ($0 * 32767).rounded()))) }
@@ -61,54 +100,90 @@ public final class PulseMicrophone: AudioCapture {
         let now = ContinuousClock.now
         if lastTry.map({ now - $0 >= .seconds(1) }) ?? true {
             lastTry = now
-            if sourceName.map({ PulseSourceProbe.sourceExists($0) == true }) ?? true, let reopened = try? Self.open(sourceName) {
+            if let sources = PulseSourceProbe.sources() {
+                let target = followsDefault ? sources.usableDefault : sourceName.flatMap(sources.named)
+                if let target { _ = switchTo(target, because: "Now", resuming: true) }
+            } else if !followsDefault, let reopened = try? Self.open(sourceName) {
+                // A server that does not answer the question may still record.
                 stream = reopened
                 lostAt = nil
                 framesSinceCheck = 0
-                report(.back("Microphone is back; voice commands work again."))
+                report(.back("Microphone is back; voice commands work again.", source: sourceName ?? "default"))
             }
         }
         return [Int16](repeating: 0, count: frames)
+    }
+
+    /// Records from `source` from now on and says so (`because`: how the sentence starts when it is another source
+    /// than before); false, with nothing changed, when it cannot be opened.
+    private func switchTo(_ source: PulseSourceProbe.Source, because: String, resuming: Bool = false) -> Bool {
+        guard let reopened = try? Self.open(source.name) else { return false }
+        let same = source.name == sourceName
+        stream = reopened
+        lostAt = nil
+        framesSinceCheck = 0
+        sourceName = source.name
+        spokenSource = source.spokenName
+        let message = same ? "Microphone is back; voice commands work again."
+            : "\(because) listening through \(source.spokenName)\(resuming ? "; voice commands work again" : "")."
+        report(.back(message, source: source.name))
+        return true
     }
 
     private func lose(_ why: String) {
         stream = nil
         lostAt = .now
         lastTry = .now
-        report(.lost("\(why); voice commands are off until it is back, type commands instead."))
+        report(.lost("\(why); voice commands are off until \(followsDefault ? "a microphone" : "it") is back, type commands instead."))
     }
 }
 
 /// Asks the sound server about its sources (the asynchronous API on a private main loop, blocking for at most
 /// a second). nil when the server does not answer.
 enum PulseSourceProbe {
-    static func sourceExists(_ name: String) -> Bool? {
-        final class Box { var found: Bool? }
-        let box = Box()
-        let ok = withContext { context, mainloop in
-            let op = name.withCString { cName in
-                pa_context_get_source_info_by_name(context, cName, { _, info, eol, userdata in
-                    let box = Unmanaged<Box>.fromOpaque(userdata!).takeUnretainedValue()
-                    if info != nil { box.found = true } else if eol != 0, box.found == nil { box.found = false }
-                }, Unmanaged.passUnretained(box).toOpaque())
-            }
-            return wait(for: op, mainloop) { box.found != nil }
-        }
-        return ok ? box.found : nil
+    /// A source as the sound server describes it.
+    struct Source: Sendable, Equatable {
+        var name: String
+        /// The description a person gave it or the driver made ("Built-in Audio Analog Stereo"); may be empty.
+        var description: String
+        /// A monitor of an output (what the speakers play), not a microphone.
+        var isMonitor: Bool
+        /// What to say: the description, or the name when there is none.
+        var spokenName: String { description.isEmpty ? name : description }
     }
 
-    static func defaultSource() -> String? {
-        final class Box { var name: String?; var done = false }
+    /// The server's sources and its default source, asked over one connection.
+    struct Sources: Sendable, Equatable {
+        var all: [Source]
+        var defaultName: String?
+        func named(_ name: String) -> Source? { all.first { $0.name == name } }
+        /// The default source when it is a microphone (not a monitor of an output).
+        var usableDefault: Source? { defaultName.flatMap(named).flatMap { $0.isMonitor ? nil : $0 } }
+    }
+
+    /// Every source and the default one; nil when the server does not answer.
+    static func sources() -> Sources? {
+        final class Box { var list: [Source] = []; var listDone = false; var defaultName: String?; var serverDone = false }
         let box = Box()
-        _ = withContext { context, mainloop in
-            let op = pa_context_get_server_info(context, { _, info, userdata in
+        let ok = withContext { context, mainloop in
+            let me = Unmanaged.passUnretained(box).toOpaque()
+            let server = pa_context_get_server_info(context, { _, info, userdata in
                 let box = Unmanaged<Box>.fromOpaque(userdata!).takeUnretainedValue()
-                if let cName = info?.pointee.default_source_name { box.name = String(cString: cName) }
-                box.done = true
-            }, Unmanaged.passUnretained(box).toOpaque())
-            return wait(for: op, mainloop) { box.done }
+                if let cName = info?.pointee.default_source_name { box.defaultName = String(cString: cName) }
+                box.serverDone = true
+            }, me)
+            guard wait(for: server, mainloop, until: { box.serverDone }) else { return false }
+            let list = pa_context_get_source_info_list(context, { _, info, eol, userdata in
+                let box = Unmanaged<Box>.fromOpaque(userdata!).takeUnretainedValue()
+                if let info = info?.pointee, let cName = info.name {
+                    box.list.append(Source(name: String(cString: cName), description: info.description.map { String(cString: $0) } ?? "",
+                                           isMonitor: info.monitor_of_sink != UInt32.max))
+                }
+                if eol != 0 { box.listDone = true }
+            }, me)
+            return wait(for: list, mainloop, until: { box.listDone })
         }
-        return box.name
+        return ok ? Sources(all: box.list, defaultName: box.defaultName) : nil
     }
 
     private static func wait(for op: OpaquePointer?, _ mainloop: OpaquePointer, until done: () -> Bool) -> Bool {

@@ -59,7 +59,8 @@ public final class VoiceService: Service, @unchecked Sendable {
     private let grammarStamp = Mutex<[String: Date]>([:])
     /// The microphone's cepstral mean, kept between runs under its source name.
     private let adaptation: MicrophoneAdaptationStore
-    private let microphoneName: String
+    /// The microphone in use, under whose name the adaptation is kept.
+    private let keeper: MicrophoneAdaptationKeeper
     /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
     public let adaptationProblem: String?
     /// Why RNNoise is not cleaning the microphone, for the program to say; nil when all is well.
@@ -69,7 +70,7 @@ public final class VoiceService: Service, @unchecked Sendable {
     ///   - map: for the names of places near the user (`$places`).
     ///   - position: where the user is, when fixed (`--at`); otherwise positions come through ``positionInput(forwardingTo:)``.
     ///   - slotSources: markers and routes, when the program has them.
-    ///   - microphoneChanged: told once when the microphone goes away and once when it is back (by default
+    ///   - microphoneChanged: told once when the microphone goes away and once when one records again (by default
     ///     printed, the loss as a "Problem:"); give the assistant's output to have it spoken as well.
     public init(paths: ProjectPaths, options: VoiceInputOptions, map: SpatialDataView?, position: Coordinate?,
                 slotSources: [any SlotSource] = [],
@@ -78,9 +79,32 @@ public final class VoiceService: Service, @unchecked Sendable {
                 microphoneChanged: @escaping @Sendable (PulseMicrophone.MicrophoneChange) -> Void = VoiceService.printMicrophoneChange) throws {
         let recognizer = try CommandRecognizer(paths: paths)
         denoiserProblem = recognizer.denoiserProblem
-        let microphone = try PulseMicrophone(source: options.source, report: microphoneChanged)
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
-        microphoneName = options.source ?? PulseSourceProbe.defaultSource() ?? "default"
+        let keeper = MicrophoneAdaptationKeeper(store: adaptation, microphone: options.source ?? "default")
+        self.keeper = keeper
+        let attached = AttachedListener()
+        let logger = logger
+        // When voice input moves to another microphone (the default source changed), the recognizer starts from
+        // what was kept for that one. The report comes on the listener's thread, so the utterances before it are
+        // filed under the old microphone; the recognizer takes the kept mean before the next utterance starts.
+        let microphone = try PulseMicrophone(source: options.source) { change in
+            if case .back(_, let source) = change {
+                do {
+                    if let mean = try keeper.switchedTo(source) {
+                        attached.listener?.perform { recognizer in
+                            do { try recognizer.adapt(cepstralMean: mean) } catch {
+                                logger.warning("voice: what was kept for \(source) does not fit the speech model (\(error))")
+                            }
+                        }
+                    }
+                } catch {
+                    logger.warning("voice: \(error)")
+                }
+            }
+            microphoneChanged(change)
+        }
+        _ = try? keeper.switchedTo(microphone.sourceName ?? "default")
+        let microphoneName = keeper.microphone
         let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         do {
@@ -99,7 +123,13 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         var listenerOptions = CommandListener.Options()
         listenerOptions.endpointSilence = options.endpointSilence
-        listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions)
+        // After each utterance, what the recognizer learned is kept for the microphone that heard it.
+        listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions) { recognizer in
+            do { try keeper.save(recognizer.cepstralMean) } catch {
+                logger.warning("voice: cannot keep the microphone's adaptation in \(keeper.store.path): \(error.localizedDescription)")
+            }
+        }
+        attached.listener = listener
         let listener = self.listener
         socket = try ControlSocket(path: options.controlSocket ?? ControlSocket.defaultPath()) { listener.send($0) }
         key = try options.keyDevice.map { try EvdevKey(device: $0, key: options.keyCode) { listener.send($0) } }
@@ -118,7 +148,7 @@ public final class VoiceService: Service, @unchecked Sendable {
     @Sendable public static func printMicrophoneChange(_ change: PulseMicrophone.MicrophoneChange) {
         switch change {
         case .lost(let message): printReply("Problem: \(message)")
-        case .back(let message): printReply(message)
+        case .back(let message, _): printReply(message)
         }
     }
 
@@ -189,27 +219,15 @@ public final class VoiceService: Service, @unchecked Sendable {
                 await earcon(.listeningStop)
                 commandContinuation.yield(command)
                 deliver(command)
-                keepAdaptation()
             case .rejected(let result, let latency):
                 logger.info("voice: not understood (\(result.rejection ?? "")\(result.text.isEmpty ? "" : ", heard \"\(result.text)\""), \(Int(latency.voiceMilliseconds)) ms)")
                 await earcon(.invalidFunction)
-                keepAdaptation()
             case .cancelled:
                 await earcon(.listeningStop)
             case .problem(let message):
                 logger.warning("voice: \(message)")
             }
             if Task.isCancelled { return }
-        }
-    }
-
-    /// Saves the cepstral mean the decoders reached with this utterance, for the next run on this microphone.
-    private func keepAdaptation() {
-        let store = adaptation, name = microphoneName, logger = logger
-        listener.perform { recognizer in
-            do { try store.save(recognizer.cepstralMean, for: name) } catch {
-                logger.warning("voice: cannot keep the microphone's adaptation in \(store.path): \(error.localizedDescription)")
-            }
         }
     }
 
@@ -270,5 +288,14 @@ private extension Duration {
     var voiceMilliseconds: Double {
         let (s, a) = components
         return Double(s) * 1000 + Double(a) / 1e15
+    }
+}
+
+/// The listener, once there is one, for the microphone's reports (which can come before it exists).
+private final class AttachedListener: Sendable {
+    private let value = Mutex<CommandListener?>(nil)
+    var listener: CommandListener? {
+        get { value.withLock { $0 } }
+        set { value.withLock { $0 = newValue } }
     }
 }

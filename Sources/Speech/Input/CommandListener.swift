@@ -61,12 +61,17 @@ public final class CommandListener: @unchecked Sendable {
     private let options: Options
     private let inbox = Mutex<(actions: [PushToTalk], jobs: [@Sendable (VoiceRecognizer) -> Void], running: Bool)>(([], [], false))
     private var thread: Thread?
+    private let afterEachUtterance: (@Sendable (VoiceRecognizer) -> Void)?
 
-    public init(recognizer: VoiceRecognizer, capture: any AudioCapture, wakeWord: WakeWordSpotter? = nil, options: Options = Options()) {
+    /// - Parameter afterEachUtterance: run on the listener's thread after each utterance that was decided
+    ///   (not cancelled), before anything else is read from the microphone (to keep what the recognizer learned).
+    public init(recognizer: VoiceRecognizer, capture: any AudioCapture, wakeWord: WakeWordSpotter? = nil, options: Options = Options(),
+                afterEachUtterance: (@Sendable (VoiceRecognizer) -> Void)? = nil) {
         self.recognizer = recognizer
         self.capture = capture
         self.wake = wakeWord
         self.options = options
+        self.afterEachUtterance = afterEachUtterance
         (events, continuation) = AsyncStream<VoiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(32))
     }
 
@@ -140,6 +145,7 @@ public final class CommandListener: @unchecked Sendable {
                 } else {
                     continuation.yield(.rejected(result, latency: latency))
                 }
+                if !cancel { afterEachUtterance?(recognizer) }
             } catch {
                 continuation.yield(.problem("recognition failed: \(error)"))
             }
