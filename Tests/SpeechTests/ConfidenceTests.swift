@@ -161,6 +161,26 @@ struct ConfidenceTests {
         #expect(!ConfidenceModel(bias: -5, meanWordWeight: 100).marginCanChange(f))   // no margin weight
     }
 
+    /// Asleep, a command needs 0.8, and that floor is the threshold the margin is weighed against: a command the
+    /// model accepts awake without its rivals (0.62) is, asleep, one whose margin decides, and a wide enough margin
+    /// lifts it over the floor.
+    @Test func asleepTheFloorIsTheThresholdTheMarginIsWeighedAgainst() {
+        // z without the margin = 0.5 (confidence 0.62); the margin adds 0…log(1 + 26) / log 3 = 0…3.
+        let model = ConfidenceModel(bias: 0.5, nbestMarginWeight: 1 / log(3), nbestMarginCap: 26, threshold: 0.5)
+        var f = ConfidenceFeatures(worstWord: 0, meanWord: 0, speechInFillers: 0, wordCount: 2, speechFrames: 80)
+        let awake = ListeningState.awake.deciding(model), asleep = ListeningState.asleep.deciding(model)
+        #expect(awake.threshold == 0.5 && asleep.threshold == 0.8)
+        #expect(!awake.marginCanChange(f), "awake, it is accepted whatever the rivals")
+        #expect(asleep.marginCanChange(f), "asleep, the margin decides")
+        #expect(asleep.confidence(f) < asleep.threshold, "no rival margin: refused asleep")
+        f.nbestMargin = 2      // z = 0.5 + 1 = 1.5: confidence 0.82
+        #expect(asleep.confidence(f) >= asleep.threshold, "a clear margin lifts it over the floor")
+        // A model with a higher threshold of its own keeps it.
+        var strict = model
+        strict.threshold = 0.9
+        #expect(ListeningState.asleep.deciding(strict).threshold == 0.9)
+    }
+
     @Test func speechTheEverydayLoopFitsBetterLowersTheConfidence() {
         let model = ConfidenceModel(bias: 1, everydayMarginWeight: 1000)
         var f = ConfidenceFeatures(worstWord: 0, meanWord: 0, speechInFillers: 0, wordCount: 1, speechFrames: 50)

@@ -37,6 +37,15 @@ public enum ListeningState: String, Sendable, CaseIterable {
         }
     }
 
+    /// `model` as it decides in this state: its threshold raised to ``minimumConfidence``. Both the decision
+    /// and ``ConfidenceModel/marginCanChange(_:)`` use it, so that the N-best margin is also weighed when it could
+    /// lift a command over the floor, not only over the model's own threshold.
+    public func deciding(_ model: ConfidenceModel) -> ConfidenceModel {
+        var model = model
+        model.threshold = max(model.threshold, minimumConfidence)
+        return model
+    }
+
     /// The state in which a command of this intent is meant to be said (``asleep`` for "wake up").
     public static func expected(for intent: Intent) -> ListeningState {
         ListeningState.awake.admits(intent) ? .awake : .asleep

@@ -449,14 +449,9 @@ public final class VoiceRecognizer {
         let heard = text.isEmpty ? nil : parser.parse(words: text.split(separator: " ").map(String.init), openSlots: false)
         // Words that parse to no command are rejected whatever the margin.
         let parses = heard != nil
-        // The state's floor (``ListeningState/minimumConfidence``) is part of the threshold everywhere it is
-        // used, so that the margin is also weighed when it could lift a command over the floor.
-        let floor = listeningState.minimumConfidence
-        func deciding(_ model: ConfidenceModel) -> ConfidenceModel {
-            var model = model
-            model.threshold = max(model.threshold, floor)
-            return model
-        }
+        // The state's floor is part of the threshold everywhere it is used (``ListeningState/deciding(_:)``).
+        let state = listeningState
+        func deciding(_ model: ConfidenceModel) -> ConfidenceModel { state.deciding(model) }
         let needsMargin = measuresMarginAlways || (phoneLoop != nil && parses && deciding(configuration.confidence).marginCanChange(features))
         var marginTimedOut = false
         if needsMargin, !hypothesis.text.isEmpty, hypothesis.frames > 0 {
