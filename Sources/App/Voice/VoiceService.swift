@@ -59,8 +59,6 @@ public final class VoiceService: Service, @unchecked Sendable {
     private let grammarStamp = Mutex<[String: Date]>([:])
     /// The microphone's cepstral mean, kept between runs under its source name.
     private let adaptation: MicrophoneAdaptationStore
-    /// The microphone in use, under whose name the adaptation is kept.
-    private let keeper: MicrophoneAdaptationKeeper
     /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
     public let adaptationProblem: String?
     /// Why RNNoise is not cleaning the microphone, for the program to say; nil when all is well.
@@ -80,8 +78,8 @@ public final class VoiceService: Service, @unchecked Sendable {
         let recognizer = try CommandRecognizer(paths: paths)
         denoiserProblem = recognizer.denoiserProblem
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
+        // The microphone in use, under whose name the adaptation is kept.
         let keeper = MicrophoneAdaptationKeeper(store: adaptation, microphone: options.source ?? "default")
-        self.keeper = keeper
         let attached = AttachedListener()
         let logger = logger
         // When voice input moves to another microphone (the default source changed), the recognizer starts from
@@ -103,6 +101,7 @@ public final class VoiceService: Service, @unchecked Sendable {
             }
             microphoneChanged(change)
         }
+        // Now that the microphone is open, the source it records from (the default one, by name).
         _ = try? keeper.switchedTo(microphone.sourceName ?? "default")
         let microphoneName = keeper.microphone
         let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
