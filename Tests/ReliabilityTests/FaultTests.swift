@@ -119,6 +119,17 @@ struct FaultTests {
         }
     }
 
+    /// Unloads the virtual microphone's module and expects the running program to report the loss.
+    static func unplugTheMicrophone(of pulse: PrivatePulseAudio, heardBy run: SoundscapeRun,
+                                    sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let modules = try await pulse.pactl(["list", "short", "modules"])
+        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
+            .split(separator: "\t").first.map(String.init), "\(modules)", sourceLocation: sourceLocation)
+        try await pulse.pactl(["unload-module", remap])
+        #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
+                "the lost microphone was not reported: \(run.child.stdout)", sourceLocation: sourceLocation)
+    }
+
     // MARK: microphone
 
     @Test func microphoneRemovedIsReportedAndTypedCommandsStillWork() async throws {
@@ -137,12 +148,7 @@ struct FaultTests {
                 "voice must be on for this test: \(run.child.stderr)")
         try await Task.sleep(for: .seconds(2))
 
-        let modules = try await pulse.pactl(["list", "short", "modules"])
-        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
-            .split(separator: "\t").first.map(String.init), "\(modules)")
-        try await pulse.pactl(["unload-module", remap])
-        #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
-                "the lost microphone was not reported: \(run.child.stdout)")
+        try await Self.unplugTheMicrophone(of: pulse, heardBy: run)
         #expect(await run.ask("where am i", expecting: TestPlace.whereAmI))
 
         // Put the microphone back: voice input picks it up again and says so.
@@ -177,12 +183,7 @@ struct FaultTests {
         try await Task.sleep(for: .seconds(2))
 
         // The microphone goes: the default source is now a monitor, and voice input must not take it.
-        let modules = try await pulse.pactl(["list", "short", "modules"])
-        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
-            .split(separator: "\t").first.map(String.init), "\(modules)")
-        try await pulse.pactl(["unload-module", remap])
-        #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
-                "the lost microphone was not reported: \(run.child.stdout)")
+        try await Self.unplugTheMicrophone(of: pulse, heardBy: run)
         try await Task.sleep(for: .seconds(3))
         #expect(!run.child.stdout.contains("listening through"), "voice input moved to a monitor: \(run.child.stdout)")
 
