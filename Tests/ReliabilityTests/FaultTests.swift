@@ -130,6 +130,23 @@ struct FaultTests {
                 "the lost microphone was not reported: \(run.child.stdout)", sourceLocation: sourceLocation)
     }
 
+    /// Says `text` (espeak-ng) into the null sink `sink`, whose monitor feeds a microphone, between a push-to-talk
+    /// press and release over the control socket (as a desktop key would); true when the program heard it
+    /// (it must run with `--verbose`). `environment`: the program's, for its runtime folder.
+    static func say(_ text: String, into sink: String, of pulse: PrivatePulseAudio, to run: SoundscapeRun,
+                    environment: [String: String]) async throws -> Bool {
+        let speech = run.directory.appendingPathComponent("said-\(UUID().uuidString).wav").path
+        _ = try await runToEnd(["espeak-ng", "-v", "en-us", "-s", "150", "-w", speech, text])
+        _ = try await runToEnd([Harness.soundscape, "ptt", "press"], environment: environment)
+        try await Task.sleep(for: .milliseconds(300))
+        _ = try await runToEnd(["paplay", "--device=\(sink)", speech], environment: pulse.clientEnvironment)
+        try await Task.sleep(for: .milliseconds(500))
+        _ = try await runToEnd([Harness.soundscape, "ptt", "release"], environment: environment)
+        let heard = await run.child.waitForOutput(timeout: 20) { _ in (run.child.stdout + run.child.stderr).contains("voice: heard \"\(text)\"") }
+        if !heard { print("\"\(text)\" was not heard: \((run.child.stdout + run.child.stderr).suffix(3000))") }
+        return heard
+    }
+
     // MARK: microphone
 
     @Test func microphoneRemovedIsReportedAndTypedCommandsStillWork() async throws {
@@ -194,24 +211,41 @@ struct FaultTests {
         try await pulse.pactl(["set-default-source", "laptopmic"])
         #expect(await run.child.waitFor("Now listening through Laptop Microphone", timeout: 10), "\(run.child.stdout)")
 
-        // A command said into it is heard (push-to-talk over the control socket, as a desktop key would).
-        let speech = dir.appendingPathComponent("where.wav").path
-        _ = try await runToEnd(["espeak-ng", "-v", "en-us", "-s", "150", "-w", speech, "where am i"])
-        let ptt = environment   // its XDG_RUNTIME_DIR, where the control socket is
-        _ = try await runToEnd([Harness.soundscape, "ptt", "press"], environment: ptt)
-        try await Task.sleep(for: .milliseconds(300))
-        _ = try await runToEnd(["paplay", "--device=laptopfeed", speech], environment: pulse.clientEnvironment)
-        try await Task.sleep(for: .milliseconds(500))
-        _ = try await runToEnd([Harness.soundscape, "ptt", "release"], environment: ptt)
-        let all = { run.child.stdout + run.child.stderr }
-        #expect(await run.child.waitForOutput(timeout: 20) { _ in all().contains("voice: heard \"where am i\"") },
-                "the command said into the new microphone was not heard: \(all().suffix(3000))")
+        // A command said into it is heard.
+        #expect(try await Self.say("where am i", into: "laptopfeed", of: pulse, to: run, environment: environment))
         #expect(await run.child.waitFor(TestPlace.whereAmI, timeout: 10), "\(run.child.stdout)")
 
         // What was learned from it is kept for the new microphone.
         let kept = dir.appendingPathComponent("data/soundscape/microphones.json")
         let file = String(decoding: (try? Data(contentsOf: kept)) ?? Data(), as: UTF8.self)
         #expect(file.contains("\"laptopmic\""), "nothing kept for the new microphone: \(file)")
+        await run.quitsCleanly(timeout: 30)
+    }
+
+    /// The sound server dies and comes back while voice input is on: the loss is said, the microphone is found
+    /// again on the new server, and a spoken command is heard through it.
+    @Test func soundServerRestartedBringsVoiceInputBack() async throws {
+        try Harness.require()
+        let db = try await HelsinkiMap.shared.database()
+        let dir = try Harness.temporaryDirectory("rel-mic-server")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let pulse = try PrivatePulseAudio()
+        try await pulse.start()
+        defer { pulse.kill9() }
+        var environment = pulse.clientEnvironment
+        environment["XDG_DATA_HOME"] = dir.appendingPathComponent("data").path
+        let run = try SoundscapeRun.start(["--db", db, "--at", TestPlace.at, "--heading", TestPlace.heading, "--quiet", "--verbose"],
+                                          in: dir, environment: environment)
+        #expect(await run.child.waitFor("Fixed location", timeout: 60), "\(run.child.stdout)\(run.child.stderr)")
+        try await Task.sleep(for: .seconds(2))
+
+        pulse.kill9()
+        #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
+                "the lost microphone was not reported: \(run.child.stdout)")
+        try await pulse.start()
+        #expect(await run.child.waitFor("Microphone is back", timeout: 15), "\(run.child.stdout)")
+        #expect(try await Self.say("where am i", into: "micsink", of: pulse, to: run, environment: environment))
+        #expect(run.child.isRunning)
         await run.quitsCleanly(timeout: 30)
     }
 
