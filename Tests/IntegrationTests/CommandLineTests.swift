@@ -1,5 +1,6 @@
 import Audio
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The `soundscape` executable as a user runs it.
@@ -73,9 +74,29 @@ struct CommandLineTests {
         for part in ["Speech model", "Speech output", "Sound server", "Microphone", "HRTF", "GPS", "Map"] {
             #expect(lines.contains { $0.hasPrefix("OK") && $0.contains(part) }, "no OK line for \(part): \(result.stdout)")
         }
+        // The microphone by the name a person gave it (the test server's virtual microphone).
+        #expect(lines.contains { $0.hasPrefix("OK") && $0.contains("Microphone") && $0.contains("TestMicrophone (\(TestServices.source))") },
+                "\(result.stdout)")
         // No compass on a test machine: a warning that names the other heading sources, not a failure.
         #expect(lines.contains { $0.hasPrefix("WARN") && $0.contains("Heading") && $0.contains("--head-tracker") })
         #expect(result.stdout.contains("© OpenStreetMap contributors"))
+    }
+
+    /// A sound server whose only sources are monitors of outputs: the doctor says there is no microphone (`run`
+    /// would not listen to a monitor either) and how to get one.
+    @Test func doctorSaysSoWhenTheDefaultSourceIsNoMicrophone() async throws {
+        let gpsd = try TestServices.gpsd()
+        let pulse = try PrivatePulseAudio()
+        try await pulse.start()
+        defer { pulse.kill9() }
+        let modules = try await pulse.pactl(["list", "short", "modules"])
+        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
+            .split(separator: "\t").first.map(String.init), "\(modules)")
+        try await pulse.pactl(["unload-module", remap])
+        let result = try Soundscape.run(["doctor", "--gpsd", gpsd, "--db", Soundscape.helsinkiDatabase], environment: pulse.clientEnvironment)
+        let line = result.stdout.split(separator: "\n").first { $0.contains("Microphone") } ?? ""
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(line.hasPrefix("FAIL") && line.contains("not a microphone") && line.contains(".monitor)") && line.contains("To fix"), "\(result.stdout)")
     }
 
     @Test func doctorSaysSoWhenTheSoundServerIsStopped() throws {

@@ -82,7 +82,8 @@ public struct SoundServerCheck: DoctorCheck {
     }
 }
 
-/// A microphone (any recording source) can be opened and delivers audio.
+/// A microphone can be opened and delivers audio: the chosen source, or the default one, which (as for `run`, see
+/// ``PulseMicrophone``) must be a microphone and not a monitor of an output.
 public struct MicrophoneCheck: DoctorCheck {
     public let part = "Microphone"
     let source: String?
@@ -90,13 +91,26 @@ public struct MicrophoneCheck: DoctorCheck {
     public init(source: String?) { self.source = source }
 
     public func run() async -> DoctorResult {
+        var device = source
+        var described = source ?? "the default source"
+        if source == nil, let sources = PulseSourceProbe.sources() {
+            guard let usable = sources.usableDefault else {
+                return DoctorResult(part: part, status: .failed,
+                                    detail: (sources.defaultName.map { "the default source (\($0)) is what an output plays, not a microphone" }
+                                        ?? "there is no recording source") + ", so voice commands wait for a microphone",
+                                    fix: "plug in a headset or microphone and make it the default (pavucontrol), or choose one with --mic; "
+                                        + "typed commands work meanwhile")
+            }
+            device = usable.name
+            described = usable.name == usable.spokenName ? usable.name : "\(usable.spokenName) (\(usable.name))"
+        }
         do {
-            let stream = try PulseSimpleStream(direction: .record, sampleRate: 16_000, channels: 1, device: source,
+            let stream = try PulseSimpleStream(direction: .record, sampleRate: 16_000, channels: 1, device: device,
                                                streamName: "doctor")
             _ = try stream.read(frames: 1_600)
-            return DoctorResult(part: part, status: .ok, detail: "recording from \(source ?? "the default source") works")
+            return DoctorResult(part: part, status: .ok, detail: "recording from \(described) works")
         } catch {
-            return DoctorResult(part: part, status: .failed, detail: "cannot record: \(error)",
+            return DoctorResult(part: part, status: .failed, detail: "cannot record from \(described): \(error)",
                                 fix: "plug in a headset microphone and choose it with pavucontrol, or type commands instead")
         }
     }
