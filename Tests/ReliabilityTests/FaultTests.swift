@@ -130,6 +130,36 @@ struct FaultTests {
                 "the lost microphone was not reported: \(run.child.stdout)", sourceLocation: sourceLocation)
     }
 
+    /// `soundscape run` with voice input on and printing what it hears (`--verbose`), on a PulseAudio of its own
+    /// (``PrivatePulseAudio``: the virtual microphone `vmic`, fed from `micsink`) and with a data folder of its own;
+    /// ready once it has said where it is. ``close()`` stops the sound server and removes the folder.
+    struct VoiceRun {
+        let pulse: PrivatePulseAudio
+        let run: SoundscapeRun
+        let directory: URL
+        let environment: [String: String]
+
+        static func start(_ name: String) async throws -> VoiceRun {
+            try Harness.require()
+            let db = try await HelsinkiMap.shared.database()
+            let dir = try Harness.temporaryDirectory(name)
+            let pulse = try PrivatePulseAudio()
+            try await pulse.start()
+            var environment = pulse.clientEnvironment
+            environment["XDG_DATA_HOME"] = dir.appendingPathComponent("data").path
+            let run = try SoundscapeRun.start(["--db", db, "--at", TestPlace.at, "--heading", TestPlace.heading, "--quiet", "--verbose"],
+                                              in: dir, environment: environment)
+            #expect(await run.child.waitFor("Fixed location", timeout: 60), "\(run.child.stdout)\(run.child.stderr)")
+            try await Task.sleep(for: .seconds(2))
+            return VoiceRun(pulse: pulse, run: run, directory: dir, environment: environment)
+        }
+
+        func close() {
+            pulse.kill9()
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
+
     /// Says `text` (espeak-ng) into the null sink `sink`, whose monitor feeds a microphone, between a push-to-talk
     /// press and release over the control socket (as a desktop key would); true when the program heard it
     /// (it must run with `--verbose`). `environment`: the program's, for its runtime folder.
@@ -184,20 +214,9 @@ struct FaultTests {
     /// made the default, and voice input moves to it at once, says so by name, and hears a command through it.
     /// What the recognizer learns there is kept under the new microphone's name.
     @Test func voiceInputFollowsTheDefaultMicrophoneButNeverAMonitor() async throws {
-        try Harness.require()
-        let db = try await HelsinkiMap.shared.database()
-        let dir = try Harness.temporaryDirectory("rel-mic-follow")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let pulse = try PrivatePulseAudio()
-        try await pulse.start()
-        defer { pulse.kill9() }
-        var environment = pulse.clientEnvironment
-        environment["XDG_DATA_HOME"] = dir.appendingPathComponent("data").path
-
-        let run = try SoundscapeRun.start(["--db", db, "--at", TestPlace.at, "--heading", TestPlace.heading, "--quiet", "--verbose"],
-                                          in: dir, environment: environment)
-        #expect(await run.child.waitFor("Fixed location", timeout: 60), "\(run.child.stdout)\(run.child.stderr)")
-        try await Task.sleep(for: .seconds(2))
+        let voice = try await VoiceRun.start("rel-mic-follow")
+        defer { voice.close() }
+        let (pulse, run, dir, environment) = (voice.pulse, voice.run, voice.directory, voice.environment)
 
         // The microphone goes: the default source is now a monitor, and voice input must not take it.
         try await Self.unplugTheMicrophone(of: pulse, heardBy: run)
@@ -225,19 +244,9 @@ struct FaultTests {
     /// The sound server dies and comes back while voice input is on: the loss is said, the microphone is found
     /// again on the new server, and a spoken command is heard through it.
     @Test func soundServerRestartedBringsVoiceInputBack() async throws {
-        try Harness.require()
-        let db = try await HelsinkiMap.shared.database()
-        let dir = try Harness.temporaryDirectory("rel-mic-server")
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let pulse = try PrivatePulseAudio()
-        try await pulse.start()
-        defer { pulse.kill9() }
-        var environment = pulse.clientEnvironment
-        environment["XDG_DATA_HOME"] = dir.appendingPathComponent("data").path
-        let run = try SoundscapeRun.start(["--db", db, "--at", TestPlace.at, "--heading", TestPlace.heading, "--quiet", "--verbose"],
-                                          in: dir, environment: environment)
-        #expect(await run.child.waitFor("Fixed location", timeout: 60), "\(run.child.stdout)\(run.child.stderr)")
-        try await Task.sleep(for: .seconds(2))
+        let voice = try await VoiceRun.start("rel-mic-server")
+        defer { voice.close() }
+        let (pulse, run, environment) = (voice.pulse, voice.run, voice.environment)
 
         pulse.kill9()
         #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
