@@ -75,7 +75,8 @@ public struct MicrophoneAdaptationStore: Sendable {
 /// changes during a run (voice input follows the default source: ``PulseMicrophone``).
 ///
 /// ``save(_:)`` is called on the listener's thread after each utterance, and ``switchedTo(_:)`` on the same thread
-/// when the microphone moves to another source, so a mean is always filed under the microphone that heard it.
+/// when the microphone moves to another source, so a mean is filed under the microphone that heard it (an
+/// utterance during which the microphone changed counts as the new one's).
 final class MicrophoneAdaptationKeeper: Sendable {
     let store: MicrophoneAdaptationStore
     private let current: Mutex<String>
