@@ -51,7 +51,10 @@ import Testing
         let headset: [Float] = [52.5, -3.25, 0.5, 4, 1, -2, -1, -1.5, -4, -2, -6, -1, 1]
         let laptop: [Float] = [38, -6, 0, 5, 2.5, -4, -1, -2, -5, -2, -6.5, -1.5, 1.25]
         try store.save(laptop, for: "laptop")
-        let keeper = MicrophoneAdaptationKeeper(store: store, microphone: "headset")
+        let keeper = MicrophoneAdaptationKeeper(store: store)
+        try keeper.save(headset)
+        #expect(try store.cepstralMean(for: "headset") == nil, "nothing is kept before the microphone is known")
+        #expect(try keeper.switchedTo("headset") == nil, "nothing kept yet for the first microphone")
         try keeper.save(headset)
         #expect(try keeper.switchedTo("headset") == nil, "the same microphone hands nothing over")
         #expect(try keeper.switchedTo("laptop") == laptop)
@@ -60,6 +63,8 @@ import Testing
         try keeper.save(laptop.map { $0 - 1 })
         #expect(try store.cepstralMean(for: "laptop") == laptop.map { $0 - 1 })
         #expect(try store.cepstralMean(for: "headset") == headset)
+        // The next run, starting on the laptop's microphone, starts from what was kept for it.
+        #expect(try MicrophoneAdaptationKeeper(store: store).switchedTo("laptop") == laptop.map { $0 - 1 })
         // A microphone with nothing kept: the recognizer goes on from what it has.
         #expect(try keeper.switchedTo("bluetooth") == nil)
         #expect(keeper.microphone == "bluetooth")

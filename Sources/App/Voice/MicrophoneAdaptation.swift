@@ -79,21 +79,24 @@ public struct MicrophoneAdaptationStore: Sendable {
 /// utterance during which the microphone changed counts as the new one's).
 final class MicrophoneAdaptationKeeper: Sendable {
     let store: MicrophoneAdaptationStore
-    private let current: Mutex<String>
+    /// nil until the microphone is known (``switchedTo(_:)``).
+    private let current = Mutex<String?>(nil)
 
-    init(store: MicrophoneAdaptationStore, microphone: String) {
-        self.store = store
-        current = Mutex(microphone)
-    }
+    init(store: MicrophoneAdaptationStore) { self.store = store }
 
     /// The microphone whose adaptation is being learned.
-    var microphone: String { current.withLock { $0 } }
+    var microphone: String? { current.withLock { $0 } }
 
-    /// Keeps `mean` for the current microphone.
-    func save(_ mean: [Float]) throws { try store.save(mean, for: microphone) }
+    /// Keeps `mean` for the current microphone (nothing before one is known).
+    func save(_ mean: [Float]) throws {
+        guard let microphone else { return }
+        try store.save(mean, for: microphone)
+    }
 
-    /// The microphone is now `name`. Returns what was kept for it, when it is another microphone and something
-    /// was kept (start the recognizer from that); nil otherwise (it goes on from what it has, which it adapts live).
+    /// The microphone is now `name` (the first call names the one the run starts with). Returns what was kept for
+    /// it, when it is another microphone and something was kept (start the recognizer from that); nil otherwise
+    /// (it goes on from what it has, which it adapts live). Throws when the file cannot be read, naming it; the
+    /// microphone has changed all the same.
     func switchedTo(_ name: String) throws -> [Float]? {
         let changed = current.withLock { old -> Bool in
             defer { old = name }

@@ -77,18 +77,7 @@ public final class PulseMicrophone: AudioCapture {
                 // not moved to another microphone.
                 if framesSinceCheck >= 16_000 {
                     framesSinceCheck = 0
-                    if let sources = PulseSourceProbe.sources() {
-                        let gone = sourceName.map { sources.named($0) == nil } ?? false
-                        // Straight to the new default microphone when there is one; lost when there is none.
-                        if followsDefault, let usable = sources.usableDefault, usable.name != sourceName,
-                           switchTo(usable, because: gone ? "The \(describedSource.dropFirst(4)) is gone; now" : "Now") {
-                            return samples.map { Int16(max(-32768, min(32767, ($0 * 32767).rounded()))) }
-                        }
-                        if gone {
-                            lose("\(describedSource) is gone")
-                            return [Int16](repeating: 0, count: frames)
-                        }
-                    }
+                    if !stillRecording() { return [Int16](repeating: 0, count: frames) }
                 }
                 return samples.map { Int16(max(-32768, min(32767, ($0 * 32767).rounded()))) }
             } catch {
@@ -100,18 +89,36 @@ public final class PulseMicrophone: AudioCapture {
         let now = ContinuousClock.now
         if lastTry.map({ now - $0 >= .seconds(1) }) ?? true {
             lastTry = now
-            if let sources = PulseSourceProbe.sources() {
-                let target = followsDefault ? sources.usableDefault : sourceName.flatMap(sources.named)
-                if let target { _ = switchTo(target, because: "Now", resuming: true) }
-            } else if !followsDefault, let reopened = try? Self.open(sourceName) {
-                // A server that does not answer the question may still record.
-                stream = reopened
-                lostAt = nil
-                framesSinceCheck = 0
-                report(.back("Microphone is back; voice commands work again.", source: sourceName ?? "default"))
+            let sources = PulseSourceProbe.sources()
+            if followsDefault {
+                if let usable = sources?.usableDefault { _ = switchTo(usable, because: "Now", resuming: true) }
+            } else if let sourceName {
+                // The chosen source, once the server lists it again; a server that does not answer the question
+                // may still record from it, so then it is tried anyway.
+                switch sources.map({ $0.named(sourceName) }) {
+                case .some(.none): break
+                case .some(.some(let listed)): _ = switchTo(listed, because: "Now", resuming: true)
+                case .none:
+                    _ = switchTo(PulseSourceProbe.Source(name: sourceName, description: spokenSource ?? "", isMonitor: false),
+                                 because: "Now", resuming: true)
+                }
             }
         }
         return [Int16](repeating: 0, count: frames)
+    }
+
+    /// The once-a-second check while recording: false when the source is gone and no other microphone can take its
+    /// place (then the microphone is lost); moves to the default microphone when that has changed.
+    private func stillRecording() -> Bool {
+        guard let sources = PulseSourceProbe.sources() else { return true }
+        let gone = sourceName.map { sources.named($0) == nil } ?? false
+        // Straight to the new default microphone when there is one; lost when there is none.
+        if followsDefault, let usable = sources.usableDefault, usable.name != sourceName,
+           switchTo(usable, because: gone ? "The \(describedSource.dropFirst(4)) is gone; now" : "Now") {
+            return true
+        }
+        if gone { lose("\(describedSource) is gone") }
+        return !gone
     }
 
     /// Records from `source` from now on and says so (`because`: how the sentence starts when it is another source

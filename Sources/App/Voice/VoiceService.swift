@@ -79,7 +79,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         denoiserProblem = recognizer.denoiserProblem
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
         // The microphone in use, under whose name the adaptation is kept.
-        let keeper = MicrophoneAdaptationKeeper(store: adaptation, microphone: options.source ?? "default")
+        let keeper = MicrophoneAdaptationKeeper(store: adaptation)
         let attached = AttachedListener()
         let logger = logger
         // When voice input moves to another microphone (the default source changed), the recognizer starts from
@@ -101,13 +101,12 @@ public final class VoiceService: Service, @unchecked Sendable {
             }
             microphoneChanged(change)
         }
-        // Now that the microphone is open, the source it records from (the default one, by name).
-        _ = try? keeper.switchedTo(microphone.sourceName ?? "default")
-        let microphoneName = keeper.microphone
+        // The source the microphone records from (the default one, by name): what was kept for it, if anything.
+        let microphoneName = microphone.sourceName ?? "default"
         let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
         do {
-            if let mean = try adaptation.cepstralMean(for: microphoneName) {
+            if let mean = try keeper.switchedTo(microphoneName) {
                 do {
                     try recognizer.recognizer.adapt(cepstralMean: mean)
                     try wake?.adapt(cepstralMean: mean)
