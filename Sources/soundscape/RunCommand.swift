@@ -179,7 +179,8 @@ struct RunCommand: AsyncParsableCommand {
             .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore,
                   serviceName: "typed commands"),
             .init(service: AssistantService(assistant: assistant, greeting: greeting, locations: locations,
-                                            commands: commands, headings: headings, stopAtEndOfWalk: exitAtEndOfWalk),
+                                            commands: commands, headings: headings, stopAtEndOfWalk: exitAtEndOfWalk,
+                                            endCommands: { commandContinuation.finish() }),
                   successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "assistant"),
         ] + voiceServices
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(

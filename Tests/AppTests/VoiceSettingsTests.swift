@@ -447,3 +447,33 @@ struct VoiceSettingsTests {
         #expect(help.contains("undo"))
     }
 }
+
+@Suite("The end of a simulated walk")
+struct EndOfWalkTests {
+    /// `soundscape run --exit-at-end-of-walk` with commands piped in: the walk may end while commands are still
+    /// waiting their turn. They are answered before the run ends (they were dropped: the end of the walk
+    /// cancelled the command reader), and the input still open (a terminal, a voice) does not keep it running.
+    @Test func commandsGivenBeforeTheWalkEndsAreAnsweredBeforeTheRunStops() async throws {
+        let h = try await VoiceSettingsTests.harness()
+        let (commands, commandInput) = AsyncStream<String>.makeStream()
+        let (locations, locationInput) = AsyncStream<PositionEvent>.makeStream()
+        for _ in 0..<3 { commandInput.yield("speak faster") }
+        locationInput.yield(.walkEnded)
+        let service = AssistantService(assistant: h.assistant, greeting: "Simulated walk.", locations: locations,
+                                       commands: commands, stopAtEndOfWalk: true,
+                                       endCommands: { commandInput.finish() })
+        let ran = Task { try await service.run() }
+        let finished = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await ran.value; return true }
+            group.addTask { try await Task.sleep(for: .seconds(30)); return false }
+            defer { group.cancelAll() }
+            return try await group.next() ?? false
+        }
+        #expect(finished, "the run did not end after the walk")
+        #expect(h.audio.voices.withLock { $0.map(\.rate) } == [200, 225, 250], "\(h.output.texts)")
+        #expect(h.saved.speechRate == 250)
+        // A command given after the end is not taken.
+        commandInput.yield("speak faster")
+        #expect(h.saved.speechRate == 250)
+    }
+}
