@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Speech
 import Testing
 
@@ -64,5 +65,48 @@ struct WakeWordTests {
         let scottish = try RecognizerTests.speech("hey soundscape", voice: "en-gb-scotland", rate: 170)
         let detected = try Self.firstDetection(spotter, in: sentence + Self.quiet + scottish)
         #expect(detected.map { $0 > Double(sentence.count + Self.quiet.count) / 16_000 } == true, "heard at \(String(describing: detected))")
+    }
+
+    /// A faint noise floor, read in 20 ms chunks at about the pace of a microphone.
+    final class QuietMicrophone: AudioCapture, @unchecked Sendable {
+        func read(frames: Int) throws -> [Int16] {
+            Thread.sleep(forTimeInterval: 0.005)
+            return Array(WakeWordTests.quiet.prefix(frames))
+        }
+    }
+
+    /// When voice input moves to another microphone, the listener starts the recognizer and the wake-word spotter
+    /// from the mean kept for it, between utterances on its own thread; a mean that does not fit is reported.
+    @Test func aListenerMovedToAnotherMicrophoneStartsTheRecognizerAndTheSpotterFromItsMean() async throws {
+        let recognizer = try VoiceRecognizer(grammar: ShippedGrammar.load())
+        let spotter = try WakeWordSpotter()
+        let stock = (recognizer.cepstralMean, spotter.cepstralMean)
+        let kept = try Self.keptMean()
+        #expect(kept != stock.0 && kept != stock.1)
+        let listener = CommandListener(recognizer: recognizer, capture: QuietMicrophone(), wakeWord: spotter)
+        listener.start()
+        let problems = Mutex<[String]>([])
+        listener.adapt(cepstralMean: [40, 1]) { error in problems.withLock { $0.append("\(error)") } }
+        listener.adapt(cepstralMean: kept) { error in problems.withLock { $0.append("\(error)") } }
+        // A job queued after the mean runs in the same turn of the listener's loop or a later one; the loop
+        // finishes that turn before it sees the stop.
+        let ran = Mutex(false)
+        listener.perform { _ in ran.withLock { $0 = true } }
+        while !ran.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
+        listener.stop()
+        for await _ in listener.events {}
+        // The later mean replaced the one that did not fit before the listener took either.
+        #expect(problems.withLock { $0 }.isEmpty)
+        #expect(zip(recognizer.cepstralMean, kept).allSatisfy { abs($0 - $1) < 1e-3 }, "\(recognizer.cepstralMean)")
+        #expect(zip(spotter.cepstralMean, kept).allSatisfy { abs($0 - $1) < 1e-3 }, "\(spotter.cepstralMean)")
+
+        // One that does not fit, alone, is reported.
+        let second = CommandListener(recognizer: recognizer, capture: QuietMicrophone(), wakeWord: spotter)
+        second.start()
+        second.adapt(cepstralMean: [40, 1]) { error in problems.withLock { $0.append("\(error)") } }
+        while problems.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        second.stop()
+        for await _ in second.events {}
+        #expect(problems.withLock { $0 }.first?.contains("13 finite values") == true, "\(problems.withLock { $0 })")
     }
 }

@@ -82,17 +82,16 @@ public final class VoiceService: Service, @unchecked Sendable {
         let keeper = MicrophoneAdaptationKeeper(store: adaptation)
         let attached = AttachedListener()
         let logger = logger
-        // When voice input moves to another microphone (the default source changed), the recognizer starts from
-        // what was kept for that one. The report comes on the listener's thread, so the utterances before it are
-        // filed under the old microphone; the recognizer takes the kept mean before the next utterance starts.
+        // When voice input moves to another microphone (the default source changed), the recognizer and the
+        // wake-word spotter start from what was kept for that one. The report comes on the listener's thread, so
+        // the utterances before it are filed under the old microphone; both take the kept mean before the next
+        // utterance starts.
         let microphone = try PulseMicrophone(source: options.source) { change in
             if case .back(_, let source) = change {
                 do {
                     if let mean = try keeper.switchedTo(source) {
-                        attached.listener?.perform { recognizer in
-                            do { try recognizer.adapt(cepstralMean: mean) } catch {
-                                logger.warning("voice: what was kept for \(source) does not fit the speech model (\(error))")
-                            }
+                        attached.listener?.adapt(cepstralMean: mean) { error in
+                            logger.warning("voice: what was kept for \(source) does not fit the speech model (\(error))")
                         }
                     }
                 } catch {

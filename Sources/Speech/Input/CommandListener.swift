@@ -59,7 +59,8 @@ public final class CommandListener: @unchecked Sendable {
     private let capture: any AudioCapture
     private let wake: WakeWordSpotter?
     private let options: Options
-    private let inbox = Mutex<(actions: [PushToTalk], jobs: [@Sendable (VoiceRecognizer) -> Void], running: Bool)>(([], [], false))
+    private let inbox = Mutex<(actions: [PushToTalk], jobs: [@Sendable (VoiceRecognizer) -> Void],
+                               mean: (values: [Float], failed: @Sendable (any Error) -> Void)?, running: Bool)>(([], [], nil, false))
     private var thread: Thread?
     private let afterEachUtterance: (@Sendable (VoiceRecognizer) -> Void)?
 
@@ -83,6 +84,13 @@ public final class CommandListener: @unchecked Sendable {
     /// Runs `job` on the listener's thread between utterances (new slot phrases, a reloaded grammar).
     public func perform(_ job: @escaping @Sendable (VoiceRecognizer) -> Void) {
         inbox.withLock { $0.jobs.append(job) }
+    }
+
+    /// Starts the recognizer and the wake-word spotter from `mean` before the next utterance, as when voice input
+    /// moved to another microphone whose cepstral mean was kept (``VoiceRecognizer/adapt(cepstralMean:)``). The
+    /// spotter starts listening afresh from it. `failed` is told when the mean does not fit the speech model.
+    public func adapt(cepstralMean mean: [Float], failed: @escaping @Sendable (any Error) -> Void) {
+        inbox.withLock { $0.mean = (mean, failed) }
     }
 
     public func start() {
@@ -153,15 +161,27 @@ public final class CommandListener: @unchecked Sendable {
         }
 
         while true {
-            let (running, actions, jobs) = inbox.withLock { s -> (Bool, [PushToTalk], [@Sendable (VoiceRecognizer) -> Void]) in
+            let (running, actions, jobs, mean) = inbox.withLock { s in
                 let a = s.actions
                 s.actions.removeAll()
                 var j: [@Sendable (VoiceRecognizer) -> Void] = []
-                if !listening { j = s.jobs; s.jobs.removeAll() }
-                return (s.running, a, j)
+                var m: (values: [Float], failed: @Sendable (any Error) -> Void)?
+                if !listening { j = s.jobs; s.jobs.removeAll(); m = s.mean; s.mean = nil }
+                return (s.running, a, j, m)
             }
             guard running else { break }
             for job in jobs { job(recognizer) }
+            if let mean {
+                do {
+                    try recognizer.adapt(cepstralMean: mean.values)
+                    if let wake {
+                        try wake.adapt(cepstralMean: mean.values)
+                        wakeActive = (try? wake.begin()) != nil
+                    }
+                } catch {
+                    mean.failed(error)
+                }
+            }
             for action in actions {
                 switch action {
                 case .press: if !listening { startListening(wakeWord: false) }
