@@ -93,7 +93,7 @@ enum SpeechBench {
                 "confidence": r.confidence, "worstWord": f.worstWord, "meanWord": f.meanWord, "speechInFillers": f.speechInFillers,
                 "utterance": f.utterance, "phoneErrorRate": f.phoneErrorRate, "phoneCountRatio": f.phoneCountRatio, "framesPerPhone": f.framesPerPhone,
                 "nbestMargin": f.nbestMargin, "everydayMargin": f.everydayMargin, "everydayEvidence": f.everydayEvidence, "wordCount": f.wordCount, "speechFrames": f.speechFrames,
-                "duration": r.duration, "latencyMs": latencies.last ?? 0,
+                "duration": r.duration, "latencyMs": lastLatency,
             ]
             if let data = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) {
                 dump.write(data)
@@ -102,6 +102,8 @@ enum SpeechBench {
         }
 
         var latencies: [Double] = []
+        /// The release → result time of the utterance decoded last, timed or not (for the dump).
+        var lastLatency = 0.0
         var audioSeconds = 0.0, cpuSeconds = 0.0
         var mistakes: [String] = []
         /// `timed`: counted in the latency and speed figures (not the searches of a sleeping assistant, which has
@@ -109,6 +111,7 @@ enum SpeechBench {
         func decode(_ samples: [Int16], timed: Bool = true) throws -> VoiceResult {
             let cpu = processorSeconds()
             let (result, latency) = try timedDecode(samples, by: recognizer.recognizer)
+            lastLatency = latency
             guard timed else { return result }
             latencies.append(latency)
             cpuSeconds += processorSeconds() - cpu
@@ -342,6 +345,8 @@ enum SpeechBench {
         for twice in [true, false] {
             var tally = Tally()
             var latencies: [Double] = []
+        /// The release → result time of the utterance decoded last, timed or not (for the dump).
+        var lastLatency = 0.0
             for sample in samples {
                 let voice = try newRecognizer()
                 try voice.adapt(cepstralMean: sample.mean)
