@@ -144,6 +144,17 @@ struct RecognizerTests {
         #expect(result.command?.intent == "help", "heard \(result.text) (\(result.rejection ?? "accepted"))")
     }
 
+    /// Accents CMUdict leaves out: the Scottish "turn" (its R said, after a vowel like "but"; CMUdict has only the
+    /// American R-coloured vowel) and the British "faster" (the vowel of "father"). Without the forms in
+    /// Models/extra.dict these were heard as "unmute callouts", "what can i say" or "what was that".
+    @Test(arguments: [("turn callouts on", "en-gb-scotland", 170), ("turn callouts off", "en-gb-scotland", 170),
+                      ("turn callouts on", "en-us-nyc", 185), ("talk faster", "en-gb-scotland", 170),
+                      ("talk faster", "en+m3", 175)])
+    func accentsTheDictionaryLacksAreHeard(text: String, voice: String, rate: Int) throws {
+        let result = try Self.recognizer.recognize(Self.speech(text, voice: voice, rate: rate))
+        #expect(result.command?.words == text, "heard \(result.text) (\(result.rejection ?? "accepted"))")
+    }
+
     @Test func outOfGrammarSpeechMostlyDoesNotFireCommands() throws {
         let sentences = ["the weather is nice today", "i would like a cup of coffee", "my phone battery is almost empty",
                          "please close the door", "the train is late again", "i forgot my keys"]
