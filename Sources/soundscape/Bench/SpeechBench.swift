@@ -345,8 +345,6 @@ enum SpeechBench {
         for twice in [true, false] {
             var tally = Tally()
             var latencies: [Double] = []
-        /// The release → result time of the utterance decoded last, timed or not (for the dump).
-        var lastLatency = 0.0
             for sample in samples {
                 let voice = try newRecognizer()
                 try voice.adapt(cepstralMean: sample.mean)
