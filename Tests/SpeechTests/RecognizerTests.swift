@@ -8,7 +8,10 @@ struct RecognizerTests {
     static let places = ["Stockmann", "Kauppatori", "Ateneum", "Lasipalatsi", "Fazer Café", "Mannerheimintie", "Kaivopiha", "Sokos"]
 
     /// One recognizer for the suite, like the one long-lived decoder of live input.
-    nonisolated(unsafe) static let recognizer: VoiceRecognizer = {
+    nonisolated(unsafe) static let recognizer: VoiceRecognizer = makeRecognizer()
+
+    /// A recognizer as the program makes one: the shipped grammar and Models/extra.dict, with ``places``.
+    static func makeRecognizer() -> VoiceRecognizer {
         let extra = try! String(contentsOfFile: ShippedGrammar.directory + "/../Models/extra.dict", encoding: .utf8)
             .split(separator: "\n").filter { !$0.hasPrefix("#") && $0.contains(" ") }
             .map { line -> (word: String, phones: String) in
@@ -18,7 +21,7 @@ struct RecognizerTests {
         let r = try! VoiceRecognizer(grammar: ShippedGrammar.load(), extraWords: extra)
         try! r.setPhrases(places.map(SlotPhrase.init(name:)), for: "places")
         return r
-    }()
+    }
 
     /// 16 kHz speech with 0.3 s padding and a faint noise floor, from the espeak-ng and sox programs.
     static func speech(_ text: String, voice: String = "en-us", rate: Int = 165) throws -> [Int16] {
@@ -151,8 +154,14 @@ struct RecognizerTests {
                       ("turn callouts on", "en-us-nyc", 185), ("talk faster", "en-gb-scotland", 170),
                       ("talk faster", "en+m3", 175)])
     func accentsTheDictionaryLacksAreHeard(text: String, voice: String, rate: Int) throws {
-        let result = try Self.recognizer.recognize(Self.speech(text, voice: voice, rate: rate))
-        #expect(result.command?.words == text, "heard \(result.text) (\(result.rejection ?? "accepted"))")
+        // A recognizer of its own that has heard this speaker before (two commands), as live input has: its
+        // cepstral mean is the voice's, whatever the other tests said to the suite's recognizer.
+        // The N-best margin is always weighed (no time budget), so that the machine's load cannot decide.
+        let recognizer = Self.makeRecognizer()
+        recognizer.marginBudget = nil
+        for warmUp in ["where am i", "what's ahead"] { _ = try recognizer.recognize(Self.speech(warmUp, voice: voice, rate: rate)) }
+        let result = try recognizer.recognize(Self.speech(text, voice: voice, rate: rate))
+        #expect(result.command?.words == text, "heard \(result.text) (\(result.rejection ?? "accepted"), \(result.confidence))")
     }
 
     @Test func outOfGrammarSpeechMostlyDoesNotFireCommands() throws {
