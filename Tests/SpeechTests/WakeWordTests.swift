@@ -84,10 +84,11 @@ struct WakeWordTests {
         let kept = try Self.keptMean()
         #expect(kept != stock.0 && kept != stock.1)
         let listener = CommandListener(recognizer: recognizer, capture: QuietMicrophone(), wakeWord: spotter)
-        listener.start()
         let problems = Mutex<[String]>([])
+        // Two switches before the listener's loop looks: only the later microphone's mean is taken.
         listener.adapt(cepstralMean: [40, 1]) { error in problems.withLock { $0.append("\(error)") } }
         listener.adapt(cepstralMean: kept) { error in problems.withLock { $0.append("\(error)") } }
+        listener.start()
         // A job queued after the mean runs in the same turn of the listener's loop or a later one; the loop
         // finishes that turn before it sees the stop.
         let ran = Mutex(false)
@@ -95,18 +96,24 @@ struct WakeWordTests {
         while !ran.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         listener.stop()
         for await _ in listener.events {}
-        // The later mean replaced the one that did not fit before the listener took either.
         #expect(problems.withLock { $0 }.isEmpty)
         #expect(zip(recognizer.cepstralMean, kept).allSatisfy { abs($0 - $1) < 1e-3 }, "\(recognizer.cepstralMean)")
         #expect(zip(spotter.cepstralMean, kept).allSatisfy { abs($0 - $1) < 1e-3 }, "\(spotter.cepstralMean)")
 
-        // One that does not fit, alone, is reported.
+        // A running listener: one that does not fit is reported and changes nothing; the next switch is taken.
         let second = CommandListener(recognizer: recognizer, capture: QuietMicrophone(), wakeWord: spotter)
         second.start()
         second.adapt(cepstralMean: [40, 1]) { error in problems.withLock { $0.append("\(error)") } }
         while problems.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(problems.withLock { $0 }.first?.contains("13 finite values") == true, "\(problems.withLock { $0 })")
+        second.adapt(cepstralMean: stock.0) { error in problems.withLock { $0.append("\(error)") } }
+        let ranAgain = Mutex(false)
+        second.perform { _ in ranAgain.withLock { $0 = true } }
+        while !ranAgain.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(10)) }
         second.stop()
         for await _ in second.events {}
-        #expect(problems.withLock { $0 }.first?.contains("13 finite values") == true, "\(problems.withLock { $0 })")
+        #expect(problems.withLock { $0.count } == 1)
+        #expect(zip(recognizer.cepstralMean, stock.0).allSatisfy { abs($0 - $1) < 1e-3 }, "\(recognizer.cepstralMean)")
+        #expect(zip(spotter.cepstralMean, stock.0).allSatisfy { abs($0 - $1) < 1e-3 }, "\(spotter.cepstralMean)")
     }
 }
