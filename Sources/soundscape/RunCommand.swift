@@ -49,7 +49,7 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "With --head-tracker: the address to listen on (0.0.0.0 also accepts a phone on the same network).")
     var headTrackerHost = "127.0.0.1"
 
-    @Flag(help: "Stop when the simulated walk ends.")
+    @Flag(help: "Stop when the simulated walk ends, once the commands given before its end are answered.")
     var exitAtEndOfWalk = false
 
     @Flag(help: "Print replies without speaking them.")
