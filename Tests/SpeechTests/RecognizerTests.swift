@@ -149,7 +149,7 @@ struct RecognizerTests {
 
     /// Accents CMUdict leaves out: the Scottish "turn" (its R said, after a vowel like "but"; CMUdict has only the
     /// American R-coloured vowel) and the British "faster" (the vowel of "father"). Without the forms in
-    /// Models/extra.dict these were heard as "unmute callouts", "what can i say" or "what was that".
+    /// Models/extra.dict these were heard as "set a beacon on school", "what can i say" or "what was that".
     @Test(arguments: [("turn callouts on", "en-gb-scotland", 170), ("turn callouts off", "en-gb-scotland", 170),
                       ("turn callouts on", "en-us-nyc", 185), ("talk faster", "en-gb-scotland", 170),
                       ("talk faster", "en+m3", 175)])
@@ -161,7 +161,8 @@ struct RecognizerTests {
         recognizer.marginBudget = nil
         for warmUp in ["where am i", "what's ahead"] { _ = try recognizer.recognize(Self.speech(warmUp, voice: voice, rate: rate)) }
         let result = try recognizer.recognize(Self.speech(text, voice: voice, rate: rate))
-        #expect(result.command?.words == text, "heard \(result.text) (\(result.rejection ?? "accepted"), \(result.confidence))")
+        // The words heard: whether a command is then accepted is the rejection model's business (ConfidenceTests).
+        #expect(result.text == text, "heard \(result.text) (\(result.rejection ?? "accepted"), \(result.confidence))")
     }
 
     @Test func outOfGrammarSpeechMostlyDoesNotFireCommands() throws {
