@@ -66,7 +66,8 @@ public final class PulseMicrophone: AudioCapture {
                               streamName: "Soundscape voice commands", latency: 0.02)
     }
 
-    private var describedSource: String { (spokenSource ?? sourceName).map { "the microphone (\($0))" } ?? "the microphone" }
+    /// "microphone (Headset)", for sentences that put "the" or "The" before it.
+    private var microphoneWords: String { (spokenSource ?? sourceName).map { "microphone (\($0))" } ?? "microphone" }
 
     public func read(frames: Int) throws -> [Int16] {
         if let stream, lostAt == nil {
@@ -81,7 +82,7 @@ public final class PulseMicrophone: AudioCapture {
                 }
                 return samples.map { Int16(max(-32768, min(32767, ($0 * 32767).rounded()))) }
             } catch {
-                lose("\(describedSource) stopped: \(error)")
+                lose("the \(microphoneWords) stopped: \(error)")
             }
         }
         // Lost: silence at the pace of real audio, and another try every second.
@@ -114,10 +115,10 @@ public final class PulseMicrophone: AudioCapture {
         let gone = sourceName.map { sources.named($0) == nil } ?? false
         // Straight to the new default microphone when there is one; lost when there is none.
         if followsDefault, let usable = sources.usableDefault, usable.name != sourceName,
-           switchTo(usable, because: gone ? "The \(describedSource.dropFirst(4)) is gone; now" : "Now") {
+           switchTo(usable, because: gone ? "The \(microphoneWords) is gone; now" : "Now") {
             return true
         }
-        if gone { lose("\(describedSource) is gone") }
+        if gone { lose("the \(microphoneWords) is gone") }
         return !gone
     }
 
