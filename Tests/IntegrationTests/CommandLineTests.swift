@@ -89,10 +89,7 @@ struct CommandLineTests {
         let pulse = try PrivatePulseAudio()
         try await pulse.start()
         defer { pulse.kill9() }
-        let modules = try await pulse.pactl(["list", "short", "modules"])
-        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
-            .split(separator: "\t").first.map(String.init), "\(modules)")
-        try await pulse.pactl(["unload-module", remap])
+        try await pulse.unloadMicrophone()
         let result = try Soundscape.run(["doctor", "--gpsd", gpsd, "--db", Soundscape.helsinkiDatabase], environment: pulse.clientEnvironment)
         let line = result.stdout.split(separator: "\n").first { $0.contains("Microphone") } ?? ""
         #expect(result.status == 1, "\(result.stdout)")

@@ -122,10 +122,7 @@ struct FaultTests {
     /// Unloads the virtual microphone's module and expects the running program to report the loss.
     static func unplugTheMicrophone(of pulse: PrivatePulseAudio, heardBy run: SoundscapeRun,
                                     sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let modules = try await pulse.pactl(["list", "short", "modules"])
-        let remap = try #require(modules.split(separator: "\n").first { $0.contains("module-remap-source") }?
-            .split(separator: "\t").first.map(String.init), "\(modules)", sourceLocation: sourceLocation)
-        try await pulse.pactl(["unload-module", remap])
+        try await pulse.unloadMicrophone()
         #expect(await run.child.waitForOutput(timeout: 10) { $0.contains("Problem:") && $0.lowercased().contains("microphone") },
                 "the lost microphone was not reported: \(run.child.stdout)", sourceLocation: sourceLocation)
     }

@@ -203,6 +203,16 @@ public final class PrivatePulseAudio: @unchecked Sendable {
         try await runToEnd(["pactl"] + arguments, environment: clientEnvironment, timeout: 10)
     }
 
+    /// Unplugs the virtual microphone `vmic` (unloads its module); the default source falls to a monitor.
+    public func unloadMicrophone() async throws {
+        let modules = try await pactl(["list", "short", "modules"])
+        guard let line = modules.split(separator: "\n").first(where: { $0.contains("module-remap-source") && $0.contains("source_name=vmic") }),
+              let index = line.split(separator: "\t").first else {
+            throw ChildProcess.SpawnFailed(description: "no virtual microphone to unload among the modules: \(modules)")
+        }
+        try await pactl(["unload-module", String(index)])
+    }
+
     public func kill9() {
         guard let daemon else { return }
         daemon.signal(SIGKILL)
