@@ -40,7 +40,7 @@ public final class NeuralNoiseSuppressor {
         ///   to the loaded library, so it holds for every user of it in this process.
         public init(path: String, vectorKernels: Bool = Library.defaultVectorKernels) throws {
             guard FileManager.default.fileExists(atPath: path) else {
-                throw RecognitionError(message: "the RNNoise library \(path) does not exist (scripts/setup fetches it on x86-64)")
+                throw RecognitionError(message: "the RNNoise library \(path) does not exist (scripts/setup fetches it on x86-64 and 64-bit ARM)")
             }
             guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
                 throw RecognitionError(message: "the RNNoise library \(path) cannot be loaded: \(dlerror().map { String(cString: $0) } ?? "unknown error")")
