@@ -66,7 +66,7 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let map: SpatialDataView
         do { map = try SpatialDataView(path: mapPath) } catch {
-            throw fail("no map at \(mapPath) (\(error)); import one with: soundscape import FILE.osm.pbf --db \(mapPath)")
+            throw fail("\(error)")
         }
         let points: [TrackPoint]
         let demoScript: DemoScript

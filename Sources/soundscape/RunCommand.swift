@@ -96,7 +96,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {
-            await output.problem("No map: \(error). Import one with: soundscape import FILE.osm.pbf --db \(dbPath)")
+            await output.problem("No map: \(error)")
             throw ExitCode(1)
         }
 

@@ -129,6 +129,19 @@ struct CommandLineTests {
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Heading east along Pohjoisesplanadi")
     }
 
+    @Test func sayAndListenNameAMissingMapAndHowToGetOne() throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let wav = dir.appendingPathComponent("quiet.wav").path
+        try WAVFile.write(PCMBuffer(sampleRate: 16_000, channels: 1, samples: [Float](repeating: 0, count: 8_000)), to: wav)
+        for arguments in [["say", "where am i"], ["listen", "--file", wav]] {
+            let result = try Soundscape.run(arguments + ["--at", "60.16772,24.94600", "--db", "/nonexistent/map.sqlite"])
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("there is no map database at /nonexistent/map.sqlite"), "\(arguments[0]): \(result.stderr)")
+            #expect(result.stderr.contains("soundscape import FILE.osm.pbf --db /nonexistent/map.sqlite"), "\(arguments[0]): \(result.stderr)")
+        }
+    }
+
     @Test func sayRendersTheSpokenReplyIntoABinauralWAV() throws {
         try TestServices.require()
         let dir = try temporaryDirectory()

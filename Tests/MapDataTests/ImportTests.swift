@@ -98,6 +98,28 @@ struct ImportTests {
         #expect(try view.lookup(spokenName: "Kauppatori").isEmpty == false)
     }
 
+    @Test("a map database that is missing, not SQLite, or another program's SQLite is refused with an error that names it")
+    func openingWhatIsNoMapSaysWhichFile() throws {
+        let dir = try TestData.temporaryDirectory("notamap")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let missing = dir.appendingPathComponent("map.sqlite").path
+        let absent = try #require(throws: MapOpenError.self) { try SpatialDataView(path: missing) }
+        #expect(absent.reason == nil)
+        #expect(absent.description.contains(missing) && absent.description.contains("soundscape import"), "\(absent)")
+        #expect(!FileManager.default.fileExists(atPath: missing), "opening for reading creates nothing")
+
+        let text = dir.appendingPathComponent("notes.sqlite").path
+        try Data("these are my notes, not a database\n".utf8).write(to: URL(fileURLWithPath: text))
+        let garbage = try #require(throws: MapOpenError.self) { try SpatialDataView(path: text) }
+        #expect(garbage.reason != nil && garbage.description.contains(text), "\(garbage)")
+
+        let other = dir.appendingPathComponent("other.sqlite").path
+        try DatabaseQueue(path: other).write { try $0.execute(sql: "CREATE TABLE markers (name TEXT)") }
+        let foreign = try #require(throws: MapOpenError.self) { try SpatialDataView(path: other) }
+        #expect(foreign.reason?.contains("metadata") == true, "\(foreign)")
+        #expect(foreign.description.contains(other) && foreign.description.contains("import the map again"), "\(foreign)")
+    }
+
     @Test("empty file, wrong magic and XML are rejected with a clear error and no database")
     func badFiles() throws {
         let dir = try TestData.temporaryDirectory("badfiles")

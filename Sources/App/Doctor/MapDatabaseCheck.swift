@@ -23,6 +23,8 @@ public struct MapDatabaseCheck: DoctorCheck {
             let region = MapPaths.regionName(view.metadata)
             return DoctorResult(part: part, status: .ok,
                                 detail: "\(region): \(stats.features) features, \(stats.intersections) intersections (\(path)); \(view.metadata.attribution)")
+        } catch let error as MapOpenError {
+            return DoctorResult(part: part, status: .failed, detail: error.problem, fix: error.fix)
         } catch {
             return DoctorResult(part: part, status: .failed, detail: "\(path): \(error)",
                                 fix: "the file is damaged or not a Soundscape map; import the map again")

@@ -79,10 +79,21 @@ public final class SpatialDataView: Sendable {
         var superCategory: SuperCategory
     }
 
+    /// Opens the map database at `path` for reading; a missing, damaged or foreign file throws a
+    /// ``MapOpenError`` that names it.
     public init(path: String) throws {
         self.path = path
-        queue = try MapStore.openReadOnly(path: path)
-        (metadata, nameIndex) = try queue.read { db in
+        guard FileManager.default.fileExists(atPath: path) else { throw MapOpenError(path: path, reason: nil) }
+        do {
+            queue = try MapStore.openReadOnly(path: path)
+            (metadata, nameIndex) = try Self.load(queue)
+        } catch let error as DatabaseError {
+            throw MapOpenError(path: path, reason: error.message ?? "\(error.resultCode)")
+        }
+    }
+
+    private static func load(_ queue: DatabaseQueue) throws -> (MapMetadata, [NameEntry]) {
+        try queue.read { db in
             let values = try Row.fetchAll(db, sql: "SELECT key, value FROM metadata").reduce(into: [String: String]()) {
                 $0[$1[0] as String] = $1[1] as String
             }
