@@ -198,6 +198,12 @@ struct VoiceSettingsTests {
         let on = command.replacingOccurrences(of: " off", with: " on")
         #expect(await h.say(on) == [readBack.replacingOccurrences(of: " off", with: " on")])
         #expect(h.saved.value(of: setting) == .boolean(true))
+        // The same again changes nothing, and says so: an "off" misheard as "on" must not sound like a change.
+        #expect(await h.say(on) == ["No change. " + readBack.replacingOccurrences(of: " off", with: " on")])
+        #expect(h.saved.value(of: setting) == .boolean(true))
+        // Undo takes back the last real change (on), not the repetition.
+        #expect(await h.say("undo").first?.hasPrefix("Undone") == true)
+        #expect(h.saved.value(of: setting) == .boolean(false))
     }
 
     @Test func theMasterSwitchReachesThePipeline() async throws {

@@ -79,11 +79,13 @@ extension Assistant {
             after.beaconDistance = on
         }
         if after == before {
-            // Nothing changes: say how it is (at a limit, say so). Nothing to save or undo.
+            // Nothing changes: say so, and how it is (at a limit, that it is one). Nothing to save or undo. A bare
+            // read-back ("Mobility callouts on") would sound like a change, and a misheard "off" taken for "on"
+            // (the commonest confusion in street noise) would go unnoticed.
             let now = readBack(key, after)
             switch change {
             case .speechRate, .volume: return say(t("settings.at_limit", now))
-            default: return say(now)
+            default: return say(t("settings.unchanged", now))
             }
         }
         await applyDifference(from: before, to: after)
