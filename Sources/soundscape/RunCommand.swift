@@ -96,7 +96,7 @@ struct RunCommand: AsyncParsableCommand {
 
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {
-            await output.problem("No map: \(error)")
+            await output.problem("\(error)")
             throw ExitCode(1)
         }
 

@@ -9,10 +9,6 @@ public struct MapDatabaseCheck: DoctorCheck {
     public init(path: String) { self.path = path }
 
     public func run() async -> DoctorResult {
-        guard FileManager.default.fileExists(atPath: path) else {
-            return DoctorResult(part: part, status: .failed, detail: "no map database at \(path)",
-                                fix: "import a map: soundscape import FILE.osm.pbf --db \(path) (make run imports central Helsinki)")
-        }
         do {
             let view = try SpatialDataView(path: path)
             let stats = try MapStore.statistics(path: path)

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Why a map database could not be opened for reading. Every description names the file and says what to do,
-/// because `say`, `listen` and `run` print it (and `run` speaks it) as it is: SQLite's own "unable to open
-/// database file" names neither.
+/// because `say`, `listen`, `run` and `demo` print it (and `run` speaks it) as it is, and `doctor` shows its two
+/// parts: SQLite's own "unable to open database file" names neither.
 public struct MapOpenError: Error, CustomStringConvertible, Sendable, Equatable {
     public let path: String
     /// What SQLite said, or nil when there is no file at `path`.
@@ -13,9 +13,9 @@ public struct MapOpenError: Error, CustomStringConvertible, Sendable, Equatable 
         self.reason = reason
     }
 
-    /// The problem alone: "there is no map database at /p/map.sqlite".
+    /// The problem alone: "no map database at /p/map.sqlite".
     public var problem: String {
-        guard let reason else { return "there is no map database at \(path)" }
+        guard let reason else { return "no map database at \(path)" }
         return "the map database \(path) cannot be read (\(reason))"
     }
 
