@@ -73,4 +73,38 @@ struct VoiceRecognizerTests {
         #expect(object?["rejected"] as? Bool == true, "\(result.stdout)")
         #expect(object?["intent"] == nil)
     }
+
+    /// Street noise with nobody speaking, as when the key is pressed and nothing is said: a decoder held to the
+    /// grammar can lay a one-word command over it ("hush", "undo"), and the rejection model, which scores how
+    /// well those words fit, sometimes let one through. The phone loop, free to hear anything, hears no speech in
+    /// it at all, and that now refuses it (``VoiceRecognizer/minimumSpeechFrames``). The windows are 2 s of the
+    /// city ambience of scripts/setup at the bench's level, in which the phone loop heard no speech; before that
+    /// check, this recognizer took 5 of the 11 for commands ("help", "hush" × 3, "undo").
+    @Test func streetNoiseAloneFiresNoCommand() throws {
+        let city = TestServices.dataDirectory.appendingPathComponent("speech/city.ogg").path
+        try #require(FileManager.default.fileExists(atPath: city), "scripts/setup fetches \(city)")
+        var rng = SplitMix64(seed: 7)
+        let (noise, name) = VoiceCorpus.streetNoise(file: city, rng: &rng)
+        try #require(name == "city ambience")
+        let recognizer = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot))
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        // A listener that has already heard a command (its cepstral mean and RNNoise adapted), then a short one:
+        // the shortest commands must still pass the check.
+        let warm = try recognizer.recognize(WAVFile.read(SpeechRecognitionSmokeTests.utterance("where am i", in: dir).path).int16Samples)
+        #expect(warm.command?.intent == "where_am_i", "heard \(warm.text), \(warm.rejection ?? "accepted")")
+        let hush = try recognizer.recognize(WAVFile.read(SpeechRecognitionSmokeTests.utterance("hush", in: dir).path).int16Samples)
+        #expect(hush.command?.intent == "stop", "heard \(hush.text), \(hush.rejection ?? "accepted"), \(hush.features)")
+        #expect(hush.features.speechFrames >= 2 * VoiceRecognizer.minimumSpeechFrames, "\(hush.features)")
+        var taken: [String] = [], refusedForNoSpeech = 0
+        for start in [22.5, 23.5, 24.0, 24.5, 25.0, 36.0, 36.5, 43.5, 51.0, 54.0, 55.5] {
+            let first = Int(start * 16_000)
+            let clip = noise[first..<(first + 32_000)].map { $0 * 0.5 }
+            let result = try recognizer.recognize(VoiceCorpus.finish(clip, noise: nil, snr: nil, rng: &rng))
+            if let command = result.command { taken.append("\(start) s: \(command.words)") }
+            if result.rejection?.hasPrefix("no speech") == true { refusedForNoSpeech += 1 }
+        }
+        #expect(taken.isEmpty, "taken for commands: \(taken)")
+        #expect(refusedForNoSpeech > 0)
+    }
 }

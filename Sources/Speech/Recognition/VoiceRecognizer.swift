@@ -308,6 +308,15 @@ public final class VoiceRecognizer {
 
     /// N-best paths searched for a rival (another intent or slot value) to the best one (``ConfidenceFeatures/nbestMargin``).
     static let nbestLimit = 30
+    /// Frames of speech (10 ms each) the phone loop must hear for an utterance to be taken as a command at all.
+    /// Street noise with nobody speaking (the key pressed and nothing said, or a crowd behind) sometimes fits a
+    /// one-word command ("hush", "stop", "undo") well enough for the rejection model, while the phone loop,
+    /// free to hear anything, hears nothing but silence and noise in it: every one of the 100 noise windows of a
+    /// `make bench` dump had 0 frames of speech, and so did 31 of the 36 that a run of 300 windows took for a
+    /// command. The rejection model cannot see this: with no speech, the features it scores low (speech left
+    /// in fillers, phones heard beyond the command's) are at their best. Spoken commands had 16 frames or more
+    /// in every dump (13 for one "help" without RNNoise), so 10 frames (0.1 s) is below any spoken word.
+    public static let minimumSpeechFrames = 10
     /// Measure the N-best margin of every utterance, even when the other features already decide
     /// (for fitting the model and for tests); otherwise only when it could change the decision
     /// (``ConfidenceModel/marginCanChange(_:)``), since the N-best search is the slowest step after release.
@@ -452,7 +461,8 @@ public final class VoiceRecognizer {
         // The state's floor is part of the threshold everywhere it is used (``ListeningState/deciding(_:)``).
         let state = listeningState
         func deciding(_ model: ConfidenceModel) -> ConfidenceModel { state.deciding(model) }
-        let needsMargin = measuresMarginAlways || (phoneLoop != nil && parses && deciding(configuration.confidence).marginCanChange(features))
+        let noSpeech = phoneLoop != nil && features.speechFrames < Self.minimumSpeechFrames
+        let needsMargin = measuresMarginAlways || (phoneLoop != nil && parses && !noSpeech && deciding(configuration.confidence).marginCanChange(features))
         var marginTimedOut = false
         if needsMargin, !hypothesis.text.isEmpty, hypothesis.frames > 0 {
             let budget = measuresMarginAlways ? nil : marginBudget
@@ -475,6 +485,10 @@ public final class VoiceRecognizer {
             return result
         }
         result.heard = command
+        if noSpeech {
+            result.rejection = "no speech, only noise (\(features.speechFrames * 10) ms of speech sounds; a spoken word has at least \(Self.minimumSpeechFrames * 10))"
+            return result
+        }
         let model = deciding(marginTimedOut ? configuration.confidenceWithoutMargin : configuration.confidence)
         let confidence = phoneLoop == nil ? 1 : model.confidence(features)
         result.confidence = confidence
