@@ -81,7 +81,7 @@ struct ConfidenceTests {
             // …by the model fitted without the margin.
             let alone = ConfidenceModel.tunedWithoutMargin.confidence(hurried.features)
             #expect(abs(hurried.confidence - alone) < 1e-9, "\(text): \(hurried.confidence) vs \(alone)")
-            #expect((hurried.command != nil) == (alone >= 0.5))
+            #expect((hurried.command != nil) == (alone >= ConfidenceModel.tunedWithoutMargin.threshold), "\(text): \(alone)")
             if hurried.command == nil {
                 #expect(hurried.rejection?.contains("no time to weigh the rivals") == true, "\(text): \(hurried.rejection ?? "accepted")")
             }
