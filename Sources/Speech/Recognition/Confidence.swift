@@ -163,8 +163,8 @@ public struct ConfidenceModel: Sendable, Equatable, Codable {
     /// recognized word for word in every condition, clean and at 20, 10 and 5 dB SNR, through RNNoise and the
     /// spectral noise suppressor, against the even-numbered out-of-grammar sentences, clean and at 10 dB, that the grammar
     /// turned into a command). Its threshold and that of ``tunedWithoutMargin`` (both 0.5 then, folded into the
-    /// biases; ``tunedWithoutMargin``'s was raised to 0.7 later, see there) were chosen together, as the recognizer uses the two models (an utterance whose N-best search
-    /// overruns its budget is decided by the other): the pair that rejects the most tuning out-of-grammar
+    /// biases; the latter's was raised to 0.7 later, see there) were chosen together, as the recognizer uses
+    /// the two models (an utterance whose N-best search overruns its budget is decided by the other): the pair that rejects the most tuning out-of-grammar
     /// sentences while rejecting at most 2 % of the tuning split's clean commands, misheard ones included
     /// (`BUDGET=35 scripts/fit-confidence.py DUMP worstWord,…,everydayEvidence,logMargin 2`).
     ///
