@@ -15,8 +15,10 @@ and both, and the coefficients for Swift (add -z-threshold to the bias to keep t
 With BUDGET (milliseconds, VoiceRecognizer.marginBudget) the features must end with logMargin: it fits the model
 with the N-best margin and the fallback without it (ConfidenceModel.tunedWithoutMargin), and chooses their two
 thresholds together, as the recognizer uses them: an utterance whose margin could change the decision and whose
-dumped latency (margin always measured) is over the budget is decided by the fallback. The pair is the one that
-rejects the most tuning out-of-grammar sentences while rejecting at most TARGET % of the tuning clean commands.
+dumped latency (margin always measured) is over the budget is decided by the fallback. The threshold with the margin
+is the one of the pair that rejects the most tuning out-of-grammar sentences while rejecting at most TARGET % of the
+tuning clean commands; the fallback's is then the one at which it agrees most often with the model with the margin
+on the tuning utterances that overrun (it stands in for that model).
 """
 import json, sys, numpy as np
 rows=[json.loads(l) for l in open(sys.argv[1])]
@@ -86,10 +88,12 @@ if os.environ.get("BUDGET"):
     for r in rows:
         r['_zA']=A[1]+np.dot(A[0],featc(r,FEATS)); r['_z0']=r['_zA']-A[0][-1]*featc(r,FEATS)[-1]
         r['_zB']=B[1]+np.dot(B[0],featc(r,base))
+    def overruns(r,tA):
+        canChange = r['_z0']<tA<=r['_z0']+span if A[0][-1]>0 else r['_z0']-span<tA<=r['_z0']
+        return canChange and r['latencyMs']>budget
     def accepted(r,tA,tB):
         if not r['parsed']: return False
-        canChange = r['_z0']<tA<=r['_z0']+span if A[0][-1]>0 else r['_z0']-span<tA<=r['_z0']
-        if canChange and r['latencyMs']>budget: return r['_zB']>=tB
+        if overruns(r,tA): return r['_zB']>=tB
         return r['_zA']>=tA
     oog_t=[r for r in rows if r['kind']=='oog' and tuning(r)]
     # Many pairs tie on the few tuning sentences: take the middle of the tied ones (in rank order) rather than an edge.
@@ -101,6 +105,14 @@ if os.environ.get("BUDGET"):
     top=max(f[0] for f in found); tied=[f for f in found if f[0]==top]
     _,tA,tB=tied[len(tied)//2]
     print('%d threshold pairs tie; tA %.2f…%.2f, tB %.2f…%.2f'%(len(tied),min(f[1] for f in tied),max(f[1] for f in tied),min(f[2] for f in tied),max(f[2] for f in tied)))
+    # The fallback stands in for the model with the margin: its threshold is then the one at which it decides as
+    # that model would have on the tuning utterances whose search overruns (the middle of the best ones).
+    over=[r for r in rows if tuning(r) and r['kind'] in ('in','oog') and r['parsed'] and overruns(r,tA)]
+    agree=[(sum(1 for r in over if (r['_zB']>=t)==(r['_zA']>=tA)),t) for t in grid]
+    best=max(a for a,_ in agree); ties=[t for a,t in agree if a==best]
+    print('fallback: agrees with the margin model on %d of %d overrunning tuning utterances at tB %.2f…%.2f (joint choice %.2f: %d)'
+          %(best,len(over),ties[0],ties[-1],tB,sum(1 for r in over if (r['_zB']>=tB)==(r['_zA']>=tA))))
+    tB=ties[len(ties)//2]
     def report2(split):
         sel=[r for r in rows if split(r)]; out={}
         for c in ['clean','20 dB','10 dB','5 dB']:

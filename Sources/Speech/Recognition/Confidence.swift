@@ -199,7 +199,8 @@ public struct ConfidenceModel: Sendable, Equatable, Codable {
     /// sentences that the margin would have refused. Held out (34 such utterances) it agrees on 29 at 0.7
     /// against 15 at 0.5. On that dump's held-out split, taking its latencies for the searches' times, the
     /// out-of-grammar rejection goes from 93.2 to 95.8 %, at the same clean accuracy and refusals (96.4 %, 1.7 %),
-    /// with 3 commands of 360 fewer right at 5 dB (90.3 → 89.4 %), 2 at 20 dB and 1 at 10 dB.
+    /// with 3 commands of 360 fewer right at 5 dB (90.3 → 89.4 %), 2 at 20 dB and 1 at 10 dB. A refit with
+    /// `BUDGET=35 scripts/fit-confidence.py` chooses the fallback's threshold the same way.
     public static let tunedWithoutMargin = ConfidenceModel(
         bias: 8.97453, worstWordWeight: 267.975, meanWordWeight: 575.125, utteranceWeight: -682.158,
         speechInFillersWeight: -10.7977, phoneErrorRateWeight: -3.59795, phoneCountRatioWeight: 0.0634344,
