@@ -14,16 +14,15 @@ public struct MapDatabaseCheck: DoctorCheck {
             let stats = try MapStore.statistics(path: path)
             guard stats.features > 0 else {
                 return DoctorResult(part: part, status: .failed, detail: "\(path) has no map features",
-                                    fix: "import the map again with soundscape import")
+                                    fix: MapOpenError(path: path, reason: "no map features").fix)
             }
             let region = MapPaths.regionName(view.metadata)
             return DoctorResult(part: part, status: .ok,
                                 detail: "\(region): \(stats.features) features, \(stats.intersections) intersections (\(path)); \(view.metadata.attribution)")
-        } catch let error as MapOpenError {
-            return DoctorResult(part: part, status: .failed, detail: error.problem, fix: error.fix)
         } catch {
-            return DoctorResult(part: part, status: .failed, detail: "\(path): \(error)",
-                                fix: "the file is damaged or not a Soundscape map; import the map again")
+            // Opening names the file and the way out; a failure after it (the statistics) gets the same words.
+            let problem = error as? MapOpenError ?? MapOpenError(path: path, reason: "\(error)")
+            return DoctorResult(part: part, status: .failed, detail: problem.problem, fix: problem.fix)
         }
     }
 }
