@@ -1,5 +1,7 @@
+import App
 import Audio
 import Foundation
+import MapData
 import ProcessTestSupport
 import Testing
 
@@ -128,6 +130,21 @@ struct CommandLineTests {
                                          "--db", Soundscape.helsinkiDatabase, "--quiet"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "Heading east along Pohjoisesplanadi")
+    }
+
+    @Test func doctorNamesADamagedOrEmptyMapAndHowToImportOneAgain() async throws {
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let text = dir.appendingPathComponent("notes.sqlite").path
+        try Data("these are my notes, not a map\n".utf8).write(to: URL(fileURLWithPath: text))
+        let empty = dir.appendingPathComponent("empty.sqlite").path
+        _ = try MapStore.openWritable(path: empty)   // the schema and nothing in it
+        for path in [text, empty] {
+            let result = await MapDatabaseCheck(path: path).run()
+            #expect(result.status == .failed, "\(path): \(result.detail)")
+            #expect(result.detail.contains(path), "\(result.detail)")
+            #expect(result.fix?.contains("soundscape import FILE.osm.pbf --db \(path)") == true, "\(result.fix ?? "no fix")")
+        }
     }
 
     @Test func sayAndListenNameAMissingMapAndHowToGetOne() throws {
