@@ -67,7 +67,7 @@ public final class SpatialDataView: Sendable {
     public let path: String
     public let metadata: MapMetadata
     let queue: DatabaseQueue
-    private let nameIndex: [NameEntry]
+    let nameIndex: [NameEntry]
 
     struct NameEntry: Sendable {
         var featureID: Int64
