@@ -38,32 +38,38 @@ public enum GuidanceCommandError: Error, CustomStringConvertible {
 
 /// The guidance commands as plain functions, for the command map and `soundscape say`.
 public enum GuidanceCommands {
-    /// Resolves a spoken place name: a saved marker first, then the map (nearest match among equals).
+    /// Resolves a spoken place name: a saved marker first, then the map (``PlaceFinder/best(_:from:map:kinds:language:)``:
+    /// an exact name, the nearest of a kind, the best fuzzy name), aimed at the nearest usable entrance when the map
+    /// has the building's entrances.
     public static func resolve(_ spoken: String, near here: Coordinate, map: SpatialDataView, markers: MarkerStore? = nil,
-                               language: String = "en") throws -> ResolvedPlace? {
+                               language: String = "en", kinds: KindTable = .empty) throws -> ResolvedPlace? {
         if let markers, let m = try markers.find(named: spoken) {
             return ResolvedPlace(name: m.name, coordinate: m.coordinate, target: .marker(id: m.id))
         }
-        guard let match = try map.lookup(spokenName: spoken, near: here, limit: 1).first else { return nil }
-        let f = match.feature
-        let closest = GeometryMath.closest(f.geometry, to: here)
-        var area: [Coordinate]?
-        switch f.geometry {
-        case .polygon(let rings): area = rings.first
-        case .multiPolygon(let polys): area = polys.first?.first
-        default: break
-        }
-        return ResolvedPlace(name: f.spokenName(language: language), coordinate: closest?.point ?? f.centroid,
-                             target: .place(key: f.key), area: area)
+        guard let found = try PlaceFinder.best(spoken, from: here, map: map, kinds: kinds, language: language) else { return nil }
+        return resolved(found, language: try? GuidanceLanguage(language))
+    }
+
+    /// A found place as a command's destination; its name says the entrance when one is aimed at.
+    public static func resolved(_ found: FoundPlace, language: GuidanceLanguage?) -> ResolvedPlace {
+        ResolvedPlace(name: language.map { found.spokenName($0) } ?? found.name, coordinate: found.coordinate,
+                      target: .place(key: found.featureKey), area: found.area)
     }
 
     /// "Take me to ⟨place⟩": plans a walking route and its announcements.
     public static func takeMeTo(placeName: String, from here: Coordinate, heading: Double? = nil, map: SpatialDataView,
                                 planner: RoutePlanner, language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings(),
-                                markers: MarkerStore? = nil) throws -> PlannedGuidance {
-        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code) else {
-            throw GuidanceCommandError.placeNotFound(placeName, message: language("plan.no_place", placeName))
+                                markers: MarkerStore? = nil, kinds: KindTable = .empty) throws -> PlannedGuidance {
+        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code, kinds: kinds) else {
+            throw GuidanceCommandError.placeNotFound(placeName, message: notFound(placeName, map: map, kinds: kinds, language: language))
         }
+        return try takeMeTo(place, from: here, planner: planner, language: language, settings: settings)
+    }
+
+    /// "Take me to" a place already resolved (a numbered choice): plans the walking route to where it is aimed at.
+    public static func takeMeTo(_ place: ResolvedPlace, from here: Coordinate, planner: RoutePlanner, language: GuidanceLanguage,
+                                settings: GuidanceSettings = GuidanceSettings()) throws -> PlannedGuidance {
+        let placeName = place.name
         guard let route = planner.plan(from: here, to: place.coordinate, destinationName: place.name) else {
             throw GuidanceCommandError.noRoute(placeName, message: language("plan.no_route", place.name))
         }
@@ -85,17 +91,31 @@ public enum GuidanceCommands {
     /// `manager`, the beacon is set on it (sound, persistence); otherwise only composed.
     public static func setBeacon(placeName: String, from here: Coordinate, heading: Double? = nil, map: SpatialDataView,
                                  language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings(),
-                                 markers: MarkerStore? = nil, manager: DestinationManager? = nil) async throws
+                                 markers: MarkerStore? = nil, manager: DestinationManager? = nil, kinds: KindTable = .empty) async throws
         -> (beacon: Beacon, callout: GuidanceCallout) {
-        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code) else {
-            throw GuidanceCommandError.placeNotFound(placeName, message: language("plan.no_place", placeName))
+        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code, kinds: kinds) else {
+            throw GuidanceCommandError.placeNotFound(placeName, message: notFound(placeName, map: map, kinds: kinds, language: language))
         }
+        return await setBeacon(place, from: here, heading: heading, language: language, settings: settings, manager: manager)
+    }
+
+    /// "Set beacon on" a place already resolved (a numbered choice).
+    public static func setBeacon(_ place: ResolvedPlace, from here: Coordinate, heading: Double? = nil, language: GuidanceLanguage,
+                                 settings: GuidanceSettings = GuidanceSettings(), manager: DestinationManager? = nil) async
+        -> (beacon: Beacon, callout: GuidanceCallout) {
         let beacon = Beacon(target: place.target, name: place.name, location: place.coordinate, area: place.area,
                             delayedStart: settings.delayedBeaconStart)
         if let manager {
             return (beacon, await manager.set(beacon, from: here, heading: heading))
         }
         return (beacon, DestinationManager.setCallout(beacon, from: here, heading: heading, settings: settings, language: language))
+    }
+
+    /// "I could not find ⟨name⟩", with the closest names of the map when there are any ("Did you mean …?").
+    public static func notFound(_ spoken: String, map: SpatialDataView, kinds: KindTable, language: GuidanceLanguage) -> String {
+        let names = map.namesLike(spoken)
+        guard !names.isEmpty else { return language("plan.no_place", spoken) }
+        return language("search.none", spoken, language.list(names, or: true))
     }
 
     /// "Beacon here".
