@@ -54,6 +54,7 @@ struct ListenCommand: AsyncParsableCommand {
             let map = try SpatialDataView(path: db ?? MapPaths.defaultDatabase())
             let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
+            try recognizer.recognizer.setPhrases(LandmarkNames.phrases(map: map), for: "landmarks")
         }
         try recognizer.recognizer.setListeningState(asleep ? .asleep : .awake)
         let result = try recognizer.recognize(samples)

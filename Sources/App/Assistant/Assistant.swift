@@ -139,7 +139,7 @@ public final class Assistant: Sendable {
 
     /// The typed-command parser built from the grammar folder; nil (with the reason) when the grammars do not load.
     public static func intentParser(grammars: String) -> (IntentParser?, String?) {
-        do { return (IntentParser(grammar: try CommandGrammar(directory: grammars)), nil) } catch {
+        do { return (IntentParser(grammar: try CommandRecognizer.loadGrammar(grammars)), nil) } catch {
             return (nil, "\(error)")
         }
     }

@@ -39,6 +39,8 @@ public enum AssistantAction: Sendable {
 /// | where_is_beacon | the Guidance stage: "Beacon on Kauppatori, 120 meters, to the left" (during a route: the waypoint) |
 /// | set_beacon, beacon_here, mute/unmute/remove_beacon, beacon_off_distance | ``GuidanceRequest`` (DestinationManager) |
 /// | save/delete/rename_marker | ``GuidanceRequest`` (MarkerStore) |
+/// | find_kind, search | ``GuidanceRequest``: the numbered list of the nearest of a kind, or of the places a name matches |
+/// | choose, choose_next, guide_to_choice | ``GuidanceRequest``: the beacon on, or guidance to, a place of that list |
 /// | take_me_to, start_route | ``GuidanceRequest``: plans or loads the route, activates ``RouteGuidanceBehavior`` |
 /// | next/previous_waypoint, stop_route, route_progress | ``RouteCommandEvent`` for the route behavior |
 /// | stop | hush (EventProcessor.hush) |
@@ -82,6 +84,9 @@ public enum CommandMap {
         case .routeProgress: return .guidance(.route(.progress))
         case .setBeacon, .takeMeTo, .deleteMarker, .renameMarker, .startRoute:
             if let request = named(intent, command.slots) { return .guidance(request) }
+            return .post(UnavailableCommandEvent(words: command.words))
+        case .findKind, .search, .choose, .chooseNext, .guideToChoice:
+            if let request = found(intent, command.slots) { return .guidance(request) }
             return .post(UnavailableCommandEvent(words: command.words))
         case .cancel: return .undo
         case .redo: return .redo
@@ -129,6 +134,21 @@ public enum CommandMap {
         case .renameMarker:
             guard let name = slot("name"), let newName = slot("new_name") else { return nil }
             return .renameMarker(name: name, newName: newName)
+        default: return nil
+        }
+    }
+
+    /// "Nearest pharmacy", "search kiasma", "number two", "the next one", "take me to number two"; nil without their
+    /// kind, words or number.
+    static func found(_ intent: Intent, _ slots: [String: String]) -> GuidanceRequest? {
+        let place = slots["place"].flatMap { $0.isEmpty ? nil : $0 }
+        let number = slots["number"].flatMap { Int($0) }
+        switch intent {
+        case .findKind: return place.map { .findKind($0) }
+        case .search: return place.map { .search($0) }
+        case .choose: return number.map { .choose($0) }
+        case .chooseNext: return .choose(nil)
+        case .guideToChoice: return .guideToChoice(number)
         default: return nil
         }
     }

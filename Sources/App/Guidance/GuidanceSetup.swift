@@ -23,6 +23,14 @@ public enum GuidanceRequest: Sendable, Equatable {
     case takeMeTo(place: String)
     case startRoute(name: String)
     case route(RouteCommandEvent.Command)
+    /// "Nearest pharmacy": a kind's name as heard.
+    case findKind(String)
+    /// "Search kiasma": a name or a kind.
+    case search(String)
+    /// "Number two" from the last list (1-based); nil: the next one. The beacon goes there.
+    case choose(Int?)
+    /// "Take me to number two"; nil: the one chosen last, else the first.
+    case guideToChoice(Int?)
 }
 
 /// A change a guidance command made, kept so that "undo" can take it back.
@@ -54,17 +62,21 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     public var language: GuidanceLanguage { currentLanguage.value }
     private let currentLanguage: Locked<GuidanceLanguage>
     /// The language as a running route reads it, at each of its sentences.
-    private var liveLanguage: @Sendable () -> GuidanceLanguage { { [currentLanguage] in currentLanguage.value } }
+    var liveLanguage: @Sendable () -> GuidanceLanguage { { [currentLanguage] in currentLanguage.value } }
     let map: SpatialDataView?
     let mapPath: String?
     private let speaker: PipelineGuidanceSpeaker
-    private let planner = Locked<RoutePlanner?>(nil)
+    let planner = Locked<RoutePlanner?>(nil)
     /// The route the running route behavior follows.
     private let activeRoute = Locked<UUID?>(nil)
     /// The command that started the running route (to start it again after "undo").
     private let activeRequest = Locked<GuidanceRequest?>(nil)
     private let beaconAudio: EngineBeaconAudio?
     private let jobs = SerialJobs()
+    /// The kinds of place a walker can ask for (Grammars/kinds.txt).
+    let kinds: KindTable
+    /// The last list of places answered ("nearest pharmacy", "search …") and the number chosen from it.
+    let choices = Locked<(places: [FoundPlace], chosen: Int?)>(([], nil))
 
     /// The environment variable naming the user database (tests; `--user-db` wins).
     public static let userDatabaseVariable = "SOUNDSCAPE_USER_DB"
@@ -74,8 +86,9 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     ///   - engine: where the beacon sounds; nil: no beacon sound (printing only).
     ///   - problem: told when the user database cannot be opened (markers and routes are then off).
     public init(map: SpatialDataView?, mapPath: String?, language code: String, settings appSettings: Settings,
-                userDatabase: String?, engine: AudioEngine?, restoreBeacon: Bool = true,
+                userDatabase: String?, engine: AudioEngine?, restoreBeacon: Bool = true, kinds: KindTable? = nil,
                 problem: (String) -> Void = { printReply("Problem: \($0)") }) async {
+        self.kinds = kinds ?? (try? KindTable.beside(grammars: ProjectPaths.locate().grammars.path)) ?? .empty
         let units: UnitSystem = appSettings.units == "imperial" ? .imperial : .metric
         let language = (try? GuidanceLanguage(code, units: units)) ?? (try! GuidanceLanguage("en", units: units))
         var settings = appSettings.guidance
@@ -120,7 +133,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
 
     public var beaconReader: any BeaconStateReader { DestinationBeaconReader(snapshot: manager.snapshot) }
     public var markerReader: (any MarkerReader)? { store.map { StoreMarkerReader(markers: $0.markers) } }
-    private var processor: EventProcessor? { speaker.processor.value }
+    var processor: EventProcessor? { speaker.processor.value }
 
     // MARK: positions
 
@@ -147,7 +160,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         let beaconAfter = await manager.state
         if beaconAfter.beacon != beaconBefore.beacon {
             switch request {
-            case .setBeacon, .beaconHere, .removeBeacon:
+            case .setBeacon, .beaconHere, .removeBeacon, .choose:
                 return .beacon(before: beaconBefore.beacon, wasMuted: beaconBefore.userMuted)
             default: break
             }
@@ -155,7 +168,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         switch request {
         case .muteBeacon, .unmuteBeacon:
             if beaconAfter.userMuted != beaconBefore.userMuted { return .beaconMuted(beaconAfter.userMuted) }
-        case .takeMeTo, .startRoute:
+        case .takeMeTo, .startRoute, .guideToChoice:
             if let now = activeRoute.value, now != routeBefore {
                 activeRequest.set(request)
                 return .routeStarted(request)
@@ -276,7 +289,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             guard let map else { say(language("plan.no_place", place)); return nil }
             do {
                 _ = try await GuidanceCommands.setBeacon(placeName: place, from: here, heading: heading, map: map, language: language,
-                                                         settings: settings, markers: store?.markers, manager: manager)
+                                                         settings: settings, markers: store?.markers, manager: manager, kinds: kinds)
                 processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
             } catch {
                 say(String(describing: error))
@@ -325,7 +338,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 let planner = try planner.value ?? RoutePlanner.load(mapPath: mapPath)
                 self.planner.set(planner)
                 let plan = try GuidanceCommands.takeMeTo(placeName: place, from: here, heading: heading, map: map, planner: planner,
-                                                         language: language, settings: settings, markers: store?.markers)
+                                                         language: language, settings: settings, markers: store?.markers, kinds: kinds)
                 say(plan.summary)
                 await start(RouteGuidanceBehavior(planned: plan, language: language, settings: settings, delegate: self,
                                                   currentLanguage: liveLanguage), processor: processor)
@@ -338,6 +351,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                                               settings: settings, delegate: self, currentLanguage: liveLanguage), processor: processor)
         case .route(let command):
             if isRouteActive { processor.post(RouteCommandEvent(command)) } else { say(language("route.none")) }
+        case .findKind, .search, .choose, .guideToChoice:
+            await find(request, user: user, processor: processor)
         }
         return nil
     }
@@ -352,13 +367,13 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     /// True while route guidance runs.
     public var routeIsActive: Bool { isRouteActive }
 
-    private func start(_ behavior: sending RouteGuidanceBehavior, processor: EventProcessor) async {
+    func start(_ behavior: sending RouteGuidanceBehavior, processor: EventProcessor) async {
         activeRoute.set(behavior.state.routeID)
         await manager.suspendGeofence(true)
         await processor.activateCustom(behavior)
     }
 
-    private func say(_ text: String, location: Coordinate? = nil) {
+    func say(_ text: String, location: Coordinate? = nil) {
         processor?.post(GenericAnnouncementEvent(text, placement: location.map { .localized($0) } ?? .standard))
     }
 

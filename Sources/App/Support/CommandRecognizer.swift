@@ -1,4 +1,5 @@
 import Foundation
+import MapData
 import Speech
 
 /// The command recognizer as the program uses it: the en-us model, the extra pronunciations of
@@ -36,7 +37,12 @@ public final class CommandRecognizer {
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw GrammarError(SourceLocation(file: path, line: 0, column: 0), "no such grammar file or folder")
         }
-        if isDirectory.boolValue { return try CommandGrammar(directory: path) }
+        if isDirectory.boolValue {
+            // The kinds of place (kinds.txt beside the grammars) fill the `$kinds` rule from the start.
+            var grammar = try CommandGrammar(directory: path)
+            if let kinds = try KindTable.beside(grammars: path) { grammar.setPhrases(kinds.phrases, for: "kinds") }
+            return grammar
+        }
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw GrammarError(SourceLocation(file: path, line: 0, column: 0), "cannot read (\(error.localizedDescription))")

@@ -132,7 +132,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         key = try options.keyDevice.map { try EvdevKey(device: $0, key: options.keyCode) { listener.send($0) } }
         places = map.map { NearbyPlaceNames(map: $0) }
         if let position { places?.move(to: position) }
-        extraSources = slotSources
+        extraSources = slotSources + (map.map { [LandmarkNames(map: $0)] } ?? [])
         grammarPath = recognizer.grammarPath
         self.deliver = deliver
         self.earcon = earcon

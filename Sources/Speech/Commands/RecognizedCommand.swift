@@ -61,6 +61,12 @@ public enum Intent: String, Sendable, CaseIterable, Codable {
     case nextWaypoint = "next_waypoint"
     case previousWaypoint = "previous_waypoint"
     case routeProgress = "route_progress"
+    // places by kind and by name, and choosing from the list they answer
+    case findKind = "find_kind"          // [place] a kind of Grammars/kinds.txt ("nearest pharmacy")
+    case search                          // [place] a name or a kind ("search kiasma")
+    case choose                          // [number] of the last list: the beacon goes there
+    case chooseNext = "choose_next"      // "the next one"
+    case guideToChoice = "guide_to_choice" // [number]? "take me to number two", "take me there"
     // settings
     case useMetric = "use_metric"
     case useImperial = "use_imperial"
