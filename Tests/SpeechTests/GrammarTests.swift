@@ -16,7 +16,7 @@ struct GrammarTests {
     @Test func theShippedGrammarsLoadAndCoverEveryIntent() throws {
         let grammar = try ShippedGrammar.load()
         #expect(grammar.files.count >= 9)
-        #expect(grammar.dynamicSources == ["places", "markers", "routes"])
+        #expect(grammar.dynamicSources == ["places", "markers", "routes", "kinds", "landmarks"])
         var tags = Set<String>()
         func collect(_ e: GrammarExpression) {
             switch e {
@@ -81,8 +81,10 @@ struct GrammarTests {
         grammar.setPhrases(["Front Door"].map(SlotPhrase.init(name:)), for: "markers")
         let shared = grammar.decoderJSGF(), asWritten = grammar.decoderJSGF(sharingEndings: false)
         let top = try #require(shared.split(separator: "\n").first { $0.hasPrefix("public ") })
-        // The eight commands that end in a place: one copy after "on", "at", "to" and "marker" each.
-        #expect(top.components(separatedBy: "<place_>").count == 5, "\(top)")
+        // The commands that end in a place: one copy after "on", "at", "to" and "marker" each, and one after "search"
+        // or "find" (find.gram).
+        #expect(top.components(separatedBy: "<place_>").count == 6, "\(top)")
+        #expect(top.contains("(search [for] | find) <place_>"), "\(top)")
         #expect(top.contains("(set beacon on | set a beacon on) <place_>"), "\(top)")
         #expect(top.contains("(guide me to | take me to | walk me to | navigate to) <place_>"), "\(top)")
         #expect(top.contains("| set beacon at <place_> |") && top.contains("| set beacon on marker <place_> |"), "\(top)")
