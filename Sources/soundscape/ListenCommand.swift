@@ -57,8 +57,13 @@ struct ListenCommand: AsyncParsableCommand {
             try recognizer.recognizer.setPhrases(LandmarkNames.phrases(map: map), for: "landmarks")
         }
         try recognizer.recognizer.setListeningState(asleep ? .asleep : .awake)
+        let started = ContinuousClock.now
         let result = try recognizer.recognize(samples)
+        let decoding = ContinuousClock.now - started
         if global.verbose {
+            // How long decoding took (the grammar's size and the names spliced into it decide it).
+            let ms = Double(decoding.components.seconds) * 1000 + Double(decoding.components.attoseconds) / 1e15
+            FileHandle.standardError.write(Data("decoded \(String(format: "%.2f", result.duration)) s of speech in \(String(format: "%.0f", ms)) ms\n".utf8))
             // What the rejection was decided on, for whoever tunes it.
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
