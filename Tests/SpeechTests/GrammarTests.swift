@@ -16,7 +16,7 @@ struct GrammarTests {
     @Test func theShippedGrammarsLoadAndCoverEveryIntent() throws {
         let grammar = try ShippedGrammar.load()
         #expect(grammar.files.count >= 9)
-        #expect(grammar.dynamicSources == ["places", "markers", "routes", "kinds", "landmarks"])
+        #expect(grammar.dynamicSources == ["places", "markers", "routes", "kinds", "kinds_singular", "landmarks"])
         var tags = Set<String>()
         func collect(_ e: GrammarExpression) {
             switch e {

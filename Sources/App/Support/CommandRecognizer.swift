@@ -40,7 +40,10 @@ public final class CommandRecognizer {
         if isDirectory.boolValue {
             // The kinds of place (kinds.txt beside the grammars) fill the `$kinds` rule from the start.
             var grammar = try CommandGrammar(directory: path)
-            if let kinds = try KindTable.beside(grammars: path) { grammar.setPhrases(kinds.phrases, for: "kinds") }
+            if let kinds = try KindTable.beside(grammars: path) {
+                grammar.setPhrases(kinds.phrases(), for: "kinds")
+                grammar.setPhrases(kinds.phrases(singularOnly: true), for: "kinds_singular")
+            }
             return grammar
         }
         let text: String

@@ -3,9 +3,12 @@ import MapData
 import Speech
 
 extension KindTable {
-    /// The kinds' spoken names as phrases of the grammar's `$kinds` rule; the slot gets the kind's first name.
-    public var phrases: [SlotPhrase] {
-        kinds.flatMap { kind in kind.names.map { SlotPhrase(words: SlotPhrase.spokenWords($0), value: kind.name) } }
+    /// The kinds' spoken names as phrases of the grammar's `$kinds` rule (`singularOnly`: of `$kinds_singular`, which
+    /// `<place>` uses: half the words in the six copies of it the decoder searches); the slot gets the kind's first name.
+    public func phrases(singularOnly: Bool = false) -> [SlotPhrase] {
+        kinds.flatMap { kind in
+            (singularOnly ? kind.singularNames : kind.names).map { SlotPhrase(words: SlotPhrase.spokenWords($0), value: kind.name) }
+        }
     }
 }
 
@@ -17,7 +20,7 @@ public struct LandmarkNames: SlotSource {
     public let map: SpatialDataView
     public let limit: Int
 
-    public init(map: SpatialDataView, limit: Int = 150) {
+    public init(map: SpatialDataView, limit: Int = 60) {
         self.map = map
         self.limit = limit
     }
@@ -25,7 +28,7 @@ public struct LandmarkNames: SlotSource {
     public func revision() async -> Int { 0 }
     public func phrases() async -> [SlotPhrase] { (try? Self.phrases(map: map, limit: limit)) ?? [] }
 
-    public static func phrases(map: SpatialDataView, limit: Int = 150) throws -> [SlotPhrase] {
+    public static func phrases(map: SpatialDataView, limit: Int = 60) throws -> [SlotPhrase] {
         var seen = Set<[String]>()
         let named = try map.localizedNames(language: "en", limit: 5000)
             .filter { $0.feature.roadClass == .none }

@@ -32,15 +32,19 @@ public struct PlaceKind: Sendable, Hashable {
     public var plural: String
     /// Every spoken name, singular and plural, lower case.
     public var names: [String]
+    /// The singular names only ("pharmacy", "chemist").
+    public var singularNames: [String]
     /// Alternatives, each a list of tests that must all hold.
     public var matches: [[TagCondition]]
     /// Where the kind is defined (file:line), for messages.
     public var origin: String
 
-    public init(name: String, plural: String, names: [String], matches: [[TagCondition]], origin: String = "") {
+    public init(name: String, plural: String, names: [String], singularNames: [String]? = nil, matches: [[TagCondition]],
+                origin: String = "") {
         self.name = name
         self.plural = plural
         self.names = names
+        self.singularNames = singularNames ?? [name]
         self.matches = matches
         self.origin = origin
     }
@@ -105,6 +109,7 @@ public struct KindTable: Sendable {
             let namesText = trimmed[..<equals.lowerBound].trimmingCharacters(in: .whitespaces)
             let matchText = trimmed[equals.upperBound...].trimmingCharacters(in: .whitespaces)
             var names: [String] = []
+            var singulars: [String] = []
             var singular: String?
             var plural: String?
             for entry in namesText.split(separator: ",") {
@@ -123,6 +128,7 @@ public struct KindTable: Sendable {
                     seen[form] = lineNumber
                     names.append(form)
                 }
+                singulars.append(forms[0])
                 if singular == nil {
                     singular = forms[0]
                     plural = forms.count == 2 ? forms[1] : forms[0]
@@ -155,7 +161,7 @@ public struct KindTable: Sendable {
                 }
                 alternatives.append(all)
             }
-            kinds.append(PlaceKind(name: singular, plural: plural, names: names, matches: alternatives,
+            kinds.append(PlaceKind(name: singular, plural: plural, names: names, singularNames: singulars, matches: alternatives,
                                    origin: "\(path):\(lineNumber)"))
         }
         return KindTable(kinds: kinds)
