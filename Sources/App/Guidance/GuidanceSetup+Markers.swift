@@ -178,7 +178,7 @@ extension GuidanceSetup {
     }
 
     /// The saved marker's own name for a place name that is a marker's, heard or typed; nil when it is none.
-    func markerName(spoken: String) -> String? {
+    public func markerName(spoken: String) -> String? {
         guard let markers = store?.markers, (try? markers.find(named: spoken)) == nil else { return nil }
         return (try? findMarker(spoken))?.name
     }
