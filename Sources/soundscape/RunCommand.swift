@@ -124,12 +124,15 @@ struct RunCommand: AsyncParsableCommand {
         // Push-to-talk (control socket, an empty line in a terminal, an evdev key) or a wake word, the command
         // recognizer with the places nearby, earcons. Recognized commands' words join the typed commands.
         var voiceService: VoiceService?
+        // Saved marker and route names for the recognizer, from the user database once it is open (below).
+        let savedNames = [SavedNames(.markers), SavedNames(.routes)]
         if !voice.noVoice {
             do {
                 let engine = audio.engine
                 voiceService = try VoiceService(
                     paths: paths, options: voice.inputOptions(), map: map,
                     position: at.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) },
+                    slotSources: savedNames,
                     deliver: { commandContinuation.yield($0.words) },
                     earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) },
                     microphoneChanged: { change in
@@ -160,6 +163,7 @@ struct RunCommand: AsyncParsableCommand {
         let guidance = await GuidanceSetup(map: map, mapPath: dbPath, language: language,
                                            settings: settings,
                                            userDatabase: userDb, engine: audio.engine)
+        for names in savedNames { names.attach(guidance.store) }
         let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
         // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).

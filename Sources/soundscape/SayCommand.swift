@@ -77,7 +77,7 @@ struct SayCommand: AsyncParsableCommand {
         let (intents, grammarProblem) = Assistant.intentParser(grammars: ProjectPaths.locate().grammars.path)
         if let grammarProblem { printError("Problem: \(grammarProblem); using the built-in phrases") }
         if let parsed = Assistant.parse(command, intents: intents), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
-            for line in try await GuidanceSay.takeMeTo(place: place, at: here, heading: heading, mapPath: mapPath,
+            for line in try await GuidanceSay.takeMeTo(place: guidance.markerName(spoken: place) ?? place, at: here, heading: heading, mapPath: mapPath,
                                                        guidance: guidance, json: json) {
                 print(line)
             }

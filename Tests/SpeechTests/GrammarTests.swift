@@ -16,7 +16,7 @@ struct GrammarTests {
     @Test func theShippedGrammarsLoadAndCoverEveryIntent() throws {
         let grammar = try ShippedGrammar.load()
         #expect(grammar.files.count >= 9)
-        #expect(grammar.dynamicSources == ["places", "markers", "routes", "kinds", "kinds_singular", "landmarks"])
+        #expect(grammar.dynamicSources == ["places", "markers", "routes", "kinds", "kinds_singular", "landmarks", "text"])
         var tags = Set<String>()
         func collect(_ e: GrammarExpression) {
             switch e {
@@ -89,7 +89,7 @@ struct GrammarTests {
         #expect(top.contains("(guide me to | take me to | walk me to | navigate to) <place_>"), "\(top)")
         #expect(top.contains("| set beacon at <place_> |") && top.contains("| set beacon on marker <place_> |"), "\(top)")
         // Rules that only name another count as that one: <name_label> and <new_name> are <marker_label>.
-        #expect(top.contains("(save marker as | mark this place as) <marker_label_>"), "\(top)")
+        #expect(top.contains("(save marker as | mark this place as | save this place as | save the beacon as) <marker_label_>"), "\(top)")
         #expect(top.contains("rename marker <name_marker_> to <marker_label_>"), "\(top)")
         #expect(asWritten.contains("public <soundscape_command> = <beacon_> | <exploration_> |"), "\(asWritten)")
         #expect(!top.contains("/"), "no weights were written, so none may appear")

@@ -251,6 +251,11 @@ extension Assistant {
         case .markerRenamed(let m): return t("undo.marker_renamed", m.name)
         case .routeStarted: return t("undo.route_started")
         case .routeStopped: return t("undo.route_stopped")
+        case .markerChanged(let m): return t("undo.marker_changed", m.name)
+        case .routeDraft(let before): return before.map { t("undo.route_draft", $0.draft.name) } ?? t("undo.route_new")
+        case .routeSaved(let r, _, _): return t("undo.route_saved", r.name)
+        case .routeUnsaved(let r, _, _): return t("undo.route_unsaved", r.name)
+        case .routeReversed: return t("undo.route_reversed")
         }
     }
 

@@ -42,7 +42,10 @@ public enum AssistantAction: Sendable {
 /// | find_kind, search | ``GuidanceRequest``: the numbered list of the nearest of a kind, or of the places a name matches |
 /// | choose, choose_next, guide_to_choice | ``GuidanceRequest``: the beacon on, or guidance to, a place of that list |
 /// | take_me_to, start_route | ``GuidanceRequest``: plans or loads the route, activates ``RouteGuidanceBehavior`` |
-/// | next/previous_waypoint, stop_route, route_progress | ``RouteCommandEvent`` for the route behavior |
+/// | next/previous_waypoint, stop_route, route_progress, route_remaining | ``RouteCommandEvent`` for the route behavior |
+/// | save_beacon_marker, add_note, nudge_marker, list_markers | ``GuidanceRequest`` (MarkerStore), read back, undoable |
+/// | new_route, add_place_to_route, add_marker_to_route, save_route, reverse_route | ``GuidanceRequest``: the route being made, then RouteStore |
+/// | confirm / decline | answers the question a change asked ("There is already a marker called Home…") |
 /// | stop | hush (EventProcessor.hush) |
 /// | sleep / wake / snooze | EventProcessor.sleep / wake / snooze |
 /// | use_metric / use_imperial, speak_faster/slower, speech/beacon/sound volume and louder/quieter, beacon_style, beacon_angle, beacon_off_distance, language, callouts_on/off, places/mobility/beacon_distance on/off | ``SettingCommand``: applied, read back, saved to the settings file |
@@ -77,11 +80,15 @@ public enum CommandMap {
         case .unmuteBeacon: return .guidance(.unmuteBeacon)
         case .removeBeacon: return .guidance(.removeBeacon)
         case .beaconOffDistance: return .setting(.beaconOffDistance(number(command.slots["number"])))
-        case .saveMarker: return .guidance(.saveMarker(name: command.slots["name"]))
+        case .saveMarker: return .guidance(.saveMarker(name: newName(command.slots, "name")))
         case .stopRoute: return .guidance(.route(.stop))
         case .nextWaypoint: return .guidance(.route(.next))
         case .previousWaypoint: return .guidance(.route(.previous))
         case .routeProgress: return .guidance(.route(.progress))
+        case .saveBeaconMarker, .addNote, .nudgeMarker, .listMarkers, .newRoute, .addPlaceToRoute, .addMarkerToRoute,
+             .saveRoute, .reverseRoute, .routeRemaining, .confirm, .decline:
+            if let request = markersAndRoutes(intent, command.slots) { return .guidance(request) }
+            return .post(UnavailableCommandEvent(words: command.words))
         case .setBeacon, .takeMeTo, .deleteMarker, .renameMarker, .startRoute:
             if let request = named(intent, command.slots) { return .guidance(request) }
             return .post(UnavailableCommandEvent(words: command.words))
@@ -132,7 +139,7 @@ public enum CommandMap {
         case .deleteMarker: return slot("name").map { .deleteMarker(name: $0) }
         case .startRoute: return slot("name").map { .startRoute(name: $0) }
         case .renameMarker:
-            guard let name = slot("name"), let newName = slot("new_name") else { return nil }
+            guard let name = slot("name"), let newName = newName(slots, "new_name") else { return nil }
             return .renameMarker(name: name, newName: newName)
         default: return nil
         }
@@ -149,6 +156,36 @@ public enum CommandMap {
         case .choose: return number.map { .choose($0) }
         case .chooseNext: return .choose(nil)
         case .guideToChoice: return .guideToChoice(number)
+        default: return nil
+        }
+    }
+
+    /// A name the user gives something new: the free-text recognizer's words (the "text" slot) when it heard
+    /// them, else the grammar's slot `key`; nil when neither has words.
+    static func newName(_ slots: [String: String], _ key: String) -> String? {
+        for k in ["text", key] {
+            if let v = slots[k]?.trimmingCharacters(in: .whitespaces), !v.isEmpty { return v }
+        }
+        return nil
+    }
+
+    /// The marker and route commands of issue 31; nil when a slot they need is missing.
+    static func markersAndRoutes(_ intent: Intent, _ slots: [String: String]) -> GuidanceRequest? {
+        func slot(_ key: String) -> String? { slots[key].flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } }
+        switch intent {
+        case .saveBeaconMarker: return .saveBeaconAsMarker(name: newName(slots, "name"))
+        case .addNote: return slot("text").map { .addNote(text: $0, marker: slot("name")) }
+        case .nudgeMarker:
+            return .nudgeMarker(name: slot("name"), metres: number(slot("number")), bearing: degrees(slot("direction")))
+        case .listMarkers: return .listMarkers
+        case .newRoute: return newName(slots, "name").map { .newRoute(name: $0) }
+        case .addPlaceToRoute: return .addPlaceToRoute
+        case .addMarkerToRoute: return slot("name").map { .addMarkerToRoute(name: $0) }
+        case .saveRoute: return .saveRoute
+        case .reverseRoute: return .reverseRoute
+        case .routeRemaining: return .route(.remaining)
+        case .confirm: return .answer(yes: true)
+        case .decline: return .answer(yes: false)
         default: return nil
         }
     }

@@ -31,6 +31,20 @@ public enum GuidanceRequest: Sendable, Equatable {
     case choose(Int?)
     /// "Take me to number two"; nil: the one chosen last, else the first.
     case guideToChoice(Int?)
+    // markers and routes by voice (GuidanceSetup+Markers.swift)
+    case saveBeaconAsMarker(name: String?)
+    /// A note for the named marker, or for the last one saved or changed.
+    case addNote(text: String, marker: String?)
+    /// Moves the named marker (or the last one) `metres` towards `bearing` (degrees); nil when not understood.
+    case nudgeMarker(name: String?, metres: Double?, bearing: Double?)
+    case listMarkers
+    case newRoute(name: String)
+    case addPlaceToRoute
+    case addMarkerToRoute(name: String)
+    case saveRoute
+    case reverseRoute
+    /// "Yes" or "no" to the question the last change asked.
+    case answer(yes: Bool)
 }
 
 /// A change a guidance command made, kept so that "undo" can take it back.
@@ -47,6 +61,17 @@ public enum GuidanceChange: Sendable, Equatable {
     case routeStarted(GuidanceRequest)
     /// The route that was running was started by this request (undo: start it again).
     case routeStopped(GuidanceRequest)
+    // markers and routes by voice (GuidanceSetup+Markers.swift)
+    /// A marker was noted, nudged or replaced: how it was before.
+    case markerChanged(before: Marker)
+    /// The route being made changed: how it was before (nil: none was being made).
+    case routeDraft(before: RouteMaking?)
+    /// A route was saved (in place of `replaced`) from the route being made.
+    case routeSaved(Route, replaced: Route?, making: RouteMaking)
+    /// A saved route was taken back by "undo" (redo: save it again).
+    case routeUnsaved(Route, replaced: Route?, making: RouteMaking)
+    /// The running route was turned round.
+    case routeReversed
 }
 
 /// The Guidance stage as the program composes it, for `run` and `say`: one ``DestinationManager`` (the
@@ -77,6 +102,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     let kinds: KindTable
     /// The last list of places answered ("nearest pharmacy", "search …") and the number chosen from it.
     let choices = Locked<(places: [FoundPlace], chosen: Int?)>(([], nil))
+    /// The route being made, the question waiting for "yes" or "no", and the running route's waypoints.
+    let conversation = Locked(MarkerConversation())
 
     /// The environment variable naming the user database (tests; `--user-db` wins).
     public static let userDatabaseVariable = "SOUNDSCAPE_USER_DB"
@@ -155,6 +182,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         let beaconBefore = await manager.state
         let routeBefore = activeRoute.value
         let requestBefore = activeRequest.value
+        if request.asksNothing { conversation.update { $0.question = nil } }
         let marker = await carryOut(request, user: user)
         if let marker { return marker }
         let beaconAfter = await manager.state
@@ -201,6 +229,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             return .markerRenamed(before: now)
         case .routeStarted(let request): return isRouteActive ? .routeStopped(activeRequest.value ?? request) : nil
         case .routeStopped(let request): return .routeStarted(request)
+        case .markerChanged, .routeDraft, .routeSaved, .routeUnsaved, .routeReversed: return markersAndRoutesReversal(of: change)
         }
     }
 
@@ -248,6 +277,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             await carryOut(request, user: user)
             if isRouteActive { activeRequest.set(request) }
             return nil
+        case .markerChanged, .routeDraft, .routeSaved, .routeUnsaved, .routeReversed:
+            return await restoreMarkersAndRoutes(change, user: user)
         }
     }
 
@@ -287,6 +318,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         case .setBeacon(let place):
             guard let here else { say(language("plan.no_location")); return nil }
             guard let map else { say(language("plan.no_place", place)); return nil }
+            let place = markerName(spoken: place) ?? place
             do {
                 _ = try await GuidanceCommands.setBeacon(placeName: place, from: here, heading: heading, map: map, language: language,
                                                          settings: settings, markers: store?.markers, manager: manager, kinds: kinds)
@@ -308,32 +340,13 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             if isRouteActive { processor.post(BeaconCalloutEvent()) } else { await manager.whereIsBeacon(from: here, heading: heading) }
         case .beaconOffDistance(let meters):
             await manager.setBeaconOffDistance(meters ?? -1)
-        case .saveMarker(let name):
-            guard let here else { say(language("plan.no_location")); return nil }
-            guard let store else { say(language("marker.not_found", name ?? "")); return nil }
-            let name = name ?? GuidanceCommands.defaultMarkerName(at: here, map: map, language: language)
-            do {
-                let marker = try store.markers.create(name: name, at: here)
-                say(language("marker.created", marker.name), location: here)
-                return .markerSaved(marker)
-            } catch { say(Self.problem(store.describe(error) + "; the marker was not saved")) }
-        case .deleteMarker(let name):
-            guard let store, let marker = try? store.markers.find(named: name) else { say(language("marker.not_found", name)); return nil }
-            do {
-                _ = try store.markers.delete(marker.id)
-                say(language("marker.deleted", marker.name))
-                return .markerDeleted(marker)
-            } catch { say(Self.problem(store.describe(error) + "; the marker was not deleted")) }
-        case .renameMarker(let name, let newName):
-            guard let store, let marker = try? store.markers.find(named: name) else { say(language("marker.not_found", name)); return nil }
-            do {
-                let renamed = try store.markers.rename(marker.id, to: newName)
-                say(language("marker.renamed", marker.name, renamed.name))
-                return .markerRenamed(before: marker)
-            } catch { say(Self.problem(store.describe(error) + "; the marker was not renamed")) }
+        case .saveMarker, .deleteMarker, .renameMarker, .saveBeaconAsMarker, .addNote, .nudgeMarker, .listMarkers, .newRoute,
+             .addPlaceToRoute, .addMarkerToRoute, .saveRoute, .reverseRoute, .answer:
+            return await carryOutMarkersAndRoutes(request, user: user)
         case .takeMeTo(let place):
             guard let here else { say(language("plan.no_location")); return nil }
             guard let map, let mapPath else { say(language("plan.no_place", place)); return nil }
+            let place = markerName(spoken: place) ?? place
             do {
                 let planner = try planner.value ?? RoutePlanner.load(mapPath: mapPath)
                 self.planner.set(planner)
@@ -346,7 +359,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 say(String(describing: error))
             }
         case .startRoute(let name):
-            guard let store, let route = try? store.routes.find(named: name) else { say(language("route.not_found", name)); return nil }
+            guard let store, let route = findRoute(name) else { sayRouteNotFound(name); return nil }
             await start(RouteGuidanceBehavior(state: RouteGuidanceState(route: route), language: language,
                                               settings: settings, delegate: self, currentLanguage: liveLanguage), processor: processor)
         case .route(let command):
@@ -363,12 +376,13 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         await manager.mute()
     }
 
-    private var isRouteActive: Bool { activeRoute.value != nil }
+    var isRouteActive: Bool { activeRoute.value != nil }
     /// True while route guidance runs.
     public var routeIsActive: Bool { isRouteActive }
 
     func start(_ behavior: sending RouteGuidanceBehavior, processor: EventProcessor) async {
         activeRoute.set(behavior.state.routeID)
+        conversation.update { $0.running = behavior.state }
         await manager.suspendGeofence(true)
         await processor.activateCustom(behavior)
     }

@@ -29,6 +29,7 @@ public struct LocationService: Service, CustomStringConvertible {
     public let source: LocationSource
     private let continuation: AsyncStream<PositionEvent>.Continuation
     private let headings: @Sendable (HeadingUpdate) async -> Void
+    private let logger: Logger
 
     /// - Parameters:
     ///   - headTracker: an OpenTrack receiver already bound (so that a port conflict shows before start).
@@ -40,6 +41,7 @@ public struct LocationService: Service, CustomStringConvertible {
         self.source = source
         self.continuation = continuation
         self.headings = headings
+        self.logger = logger
         let provider: any LocationProvider
         switch source {
         case .gpsd(let endpoint):
@@ -71,6 +73,7 @@ public struct LocationService: Service, CustomStringConvertible {
         let headings = self.headings
         let manager = self.manager
         let isReplay: Bool = if case .replay = source { true } else { false }
+        let logger = self.logger
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
                 do { try await manager.run() } catch {}
@@ -81,7 +84,10 @@ public struct LocationService: Service, CustomStringConvertible {
                     for position in relay.positions(for: event) { continuation.yield(position) }
                 }
                 // The manager ends when every provider has ended: with a replay, that is the end of the walk.
-                if isReplay && !Task.isCancelled && !Task.isShuttingDownGracefully { continuation.yield(.walkEnded) }
+                if isReplay && !Task.isCancelled && !Task.isShuttingDownGracefully {
+                    logger.info("location: the simulated walk ended")
+                    continuation.yield(.walkEnded)
+                }
             }
             group.addTask {
                 for await update in headingUpdates { await headings(update) }

@@ -3,10 +3,10 @@ import Callouts
 import Foundation
 import Geo
 
-/// "Next waypoint", "previous waypoint", "stop route", "route progress" (spec §7.3 manual controls). Handled by
+/// "Next waypoint", "previous waypoint", "stop route", "route progress", "how far to the end" (spec §7.3 manual controls). Handled by
 /// ``RouteGuidanceBehavior`` while a route is active.
 public struct RouteCommandEvent: UserInitiatedEvent {
-    public enum Command: Sendable, Equatable { case next, previous, stop, progress }
+    public enum Command: Sendable, Equatable { case next, previous, stop, progress, remaining }
     public var command: Command
     public init(_ command: Command) { self.command = command }
 }
@@ -115,6 +115,7 @@ final class RouteGuidanceGenerator: ManualGenerator, AutomaticGenerator {
             case .previous: return run(.previous(at: here), context: context, announceSkip: here)
             case .stop: return run(.stop, context: context)
             case .progress: return run(.progress, context: context)
+            case .remaining: return run(.remaining(at: here), context: context)
             }
         default:
             return nil

@@ -123,16 +123,51 @@ public enum GuidanceCommands {
         Beacon(target: .here, name: language("beacon.here_name"), location: here, delayedStart: settings.delayedBeaconStart)
     }
 
-    /// A default marker name from the map: "Marker at Stockmann", "Marker along Kaivokatu", or the date.
-    public static func defaultMarkerName(at here: Coordinate, map: SpatialDataView?, language: GuidanceLanguage, now: Date = Date()) -> String {
-        if let map, let result = try? map.reverseGeocode(here) {
-            switch result {
-            case .at(let poi): return language("marker.default_at", poi.feature.spokenName(language: language.code))
-            case .on(let road, _): return language("marker.default_along", road.feature.spokenName(language: language.code))
-            case .near(let road, let poi):
-                if let poi, poi.distance < 30 { return language("marker.default_at", poi.feature.spokenName(language: language.code)) }
-                if let road { return language("marker.default_along", road.feature.spokenName(language: language.code)) }
+    /// What is here, in words, for naming a marker or a waypoint: the named place the user is in, else the nearest
+    /// address within 25 m ("Aleksanterinkatu 52"), else the street alongside or a named place within 30 m.
+    public enum PlaceHere: Sendable, Equatable {
+        case at(String)
+        case along(String)
+
+        public var name: String {
+            switch self {
+            case .at(let n), .along(let n): n
             }
+        }
+    }
+
+    public static func placeHere(_ here: Coordinate, map: SpatialDataView, language: GuidanceLanguage) -> PlaceHere? {
+        guard let result = try? map.reverseGeocode(here) else { return nil }
+        if case .at(let poi) = result { return .at(poi.feature.spokenName(language: language.code)) }
+        if let address = nearestAddress(here, map: map) { return .at(address) }
+        switch result {
+        case .at: return nil
+        case .on(let road, _): return .along(road.feature.spokenName(language: language.code))
+        case .near(let road, let poi):
+            if let poi, poi.distance < 30 { return .at(poi.feature.spokenName(language: language.code)) }
+            if let road { return .along(road.feature.spokenName(language: language.code)) }
+            return nil
+        }
+    }
+
+    /// "Street 12" of the nearest feature within `radius` metres that has a street and a house number.
+    static func nearestAddress(_ here: Coordinate, map: SpatialDataView, radius: Double = 25) -> String? {
+        guard let nearby = try? map.features(near: here, radius: radius, includeUnannounceable: true) else { return nil }
+        for f in nearby {
+            if let street = f.feature.tags["addr:street"], let number = f.feature.tags["addr:housenumber"] {
+                return "\(street) \(number)"
+            }
+        }
+        return nil
+    }
+
+    /// A default marker name from the map: "Marker at Stockmann", "Marker at Aleksanterinkatu 52", "Marker along
+    /// Kaivokatu", or the date.
+    public static func defaultMarkerName(at here: Coordinate, map: SpatialDataView?, language: GuidanceLanguage, now: Date = Date()) -> String {
+        switch map.flatMap({ placeHere(here, map: $0, language: language) }) {
+        case .at(let name): return language("marker.default_at", name)
+        case .along(let name): return language("marker.default_along", name)
+        case nil: break
         }
         let f = DateFormatter()
         f.locale = Locale(identifier: language.code)

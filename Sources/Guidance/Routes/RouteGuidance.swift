@@ -64,6 +64,14 @@ public struct RouteGuidanceState: Sendable, Hashable, Codable {
 
     public var current: RouteWaypoint? { waypoints.indices.contains(index) ? waypoints[index] : nil }
 
+    /// Metres from `here` to the current waypoint, then from waypoint to waypoint to the last one.
+    public func remainingDistance(from here: Coordinate) -> Double {
+        guard let w = current else { return 0 }
+        var total = here.distance(to: w.coordinate)
+        for i in index..<(waypoints.count - 1) { total += waypoints[i].coordinate.distance(to: waypoints[i + 1].coordinate) }
+        return total
+    }
+
     public enum Event: Sendable, Hashable {
         case start(at: Coordinate?)
         case location(Coordinate, speed: Double?)
@@ -73,6 +81,8 @@ public struct RouteGuidanceState: Sendable, Hashable, Codable {
         /// "Where is the waypoint".
         case calloutWaypoint(at: Coordinate?)
         case progress
+        /// "How far to the end": the distance to the current waypoint and on through the rest.
+        case remaining(at: Coordinate?)
     }
 
     public enum Effect: Sendable, Hashable {
@@ -152,6 +162,18 @@ public struct RouteGuidanceState: Sendable, Hashable, Codable {
             fx.append(.speak([GuidanceCallout(kind: .routeInfo,
                                               text: lang("route.progress", String(s.index + 1), String(s.waypoints.count), String(percent)),
                                               interrupts: true)]))
+        case .remaining(let here):
+            guard s.isActive, let w = s.current else {
+                return (s, [.speak([GuidanceCallout(kind: .routeInfo, text: lang("route.none"), interrupts: true)])])
+            }
+            let left = s.waypoints.count - s.index
+            guard let here else {
+                return (s, [.speak([GuidanceCallout(kind: .routeInfo, text: lang("plan.no_location"), interrupts: true)])])
+            }
+            let total = s.remainingDistance(from: here)
+            let text = left == 1 ? lang("route.remaining_last", lang.distance(total), w.name)
+                                 : lang("route.remaining", lang.distance(total), String(left))
+            fx.append(.speak([GuidanceCallout(kind: .routeInfo, text: text, interrupts: true)]))
         case .location(let here, let speed):
             guard s.isActive, let w = s.current else { return (s, []) }
             let d = here.distance(to: w.coordinate)

@@ -198,6 +198,46 @@ public struct MarkerStore: Sendable {
         }
     }
 
+    /// Writes every field of `marker` over the stored marker with its id (a replacement, or an undo); its
+    /// places in routes stay. Throws ``MarkerStoreError/notFound(_:)`` when there is none.
+    @discardableResult
+    public func overwrite(_ marker: Marker, now: Date = Date()) throws -> Marker {
+        let name = marker.name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw MarkerStoreError.emptyName }
+        return try update(marker.id, now: now) { db in
+            try db.execute(sql: """
+                UPDATE markers SET name = ?, annotation = ?, lat = ?, lon = ?, entity_key = ?, address = ?, is_temp = ?
+                WHERE id = ?
+                """, arguments: [name, marker.annotation, marker.coordinate.latitude, marker.coordinate.longitude,
+                                 marker.entityKey, marker.address, marker.isTemporary, marker.id.uuidString])
+        }
+    }
+
+    /// The permanent marker saved or changed last ("add a note", "nudge marker" without a name).
+    public func last() throws -> Marker? {
+        try store.queue.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM markers WHERE is_temp = 0 ORDER BY updated_at DESC, created_at DESC LIMIT 1")
+                .map(Marker.init(row:))
+        }
+    }
+
+    /// The permanent marker with exactly this name (case, diacritics and punctuation ignored).
+    public func exactly(named name: String) throws -> Marker? {
+        let q = Self.normalize(name)
+        return try all().first { Self.normalize($0.name) == q }
+    }
+
+    /// Changes whenever a permanent marker is added, removed, renamed or moved (for the recognizer's names).
+    public func revision() throws -> Int {
+        try store.queue.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), TOTAL(updated_at) FROM markers WHERE is_temp = 0")!
+            var hasher = Hasher()
+            hasher.combine(row[0] as Int)
+            hasher.combine(row[1] as Double)
+            return hasher.finalize()
+        }
+    }
+
     /// Permanent markers within `radius` metres, nearest first.
     public func nearby(_ origin: Coordinate, radius: Double = 1000, limit: Int? = nil) throws -> [NearbyMarker] {
         let dLat = radius / 111_000

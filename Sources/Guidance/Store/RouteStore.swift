@@ -109,17 +109,82 @@ public struct RouteStore: Sendable {
     /// Deletes a route (and, for a planned route, its temporary waypoint markers).
     @discardableResult
     public func delete(_ id: UUID) throws -> Bool {
+        try store.queue.write { db in try Self.delete(db, id) }
+    }
+
+    @discardableResult
+    static func delete(_ db: Database, _ id: UUID) throws -> Bool {
+        let temporary = try String.fetchAll(db, sql: """
+            SELECT m.id FROM route_waypoints w JOIN markers m ON m.id = w.marker_id WHERE w.route_id = ? AND m.is_temp = 1
+            """, arguments: [id.uuidString])
+        try db.execute(sql: "DELETE FROM routes WHERE id = ?", arguments: [id.uuidString])
+        let existed = db.changesCount > 0
+        for marker in temporary {
+            let stillUsed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM route_waypoints WHERE marker_id = ?", arguments: [marker]) ?? 0
+            if stillUsed == 0 { try db.execute(sql: "DELETE FROM markers WHERE id = ?", arguments: [marker]) }
+        }
+        return existed
+    }
+
+    /// Saves a route made by voice in one transaction: the new markers of its places (temporary: they belong to
+    /// the route), the route and its waypoints; with `replacing`, the route of that id goes in the same transaction.
+    @discardableResult
+    public func save(_ draft: RouteDraft, replacing: UUID? = nil, now: Date = Date()) throws -> Route {
+        guard !draft.stops.isEmpty else { throw RouteStoreError.noWaypoints }
+        let id = UUID()
         try store.queue.write { db in
-            let temporary = try String.fetchAll(db, sql: """
-                SELECT m.id FROM route_waypoints w JOIN markers m ON m.id = w.marker_id WHERE w.route_id = ? AND m.is_temp = 1
-                """, arguments: [id.uuidString])
-            try db.execute(sql: "DELETE FROM routes WHERE id = ?", arguments: [id.uuidString])
-            let existed = db.changesCount > 0
-            for marker in temporary {
-                let stillUsed = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM route_waypoints WHERE marker_id = ?", arguments: [marker]) ?? 0
-                if stillUsed == 0 { try db.execute(sql: "DELETE FROM markers WHERE id = ?", arguments: [marker]) }
+            if let replacing { try Self.delete(db, replacing) }
+            try db.execute(sql: "INSERT INTO routes (id, name, description, is_temp, created_at, updated_at) VALUES (?, ?, NULL, 0, ?, ?)",
+                           arguments: [id.uuidString, draft.name, now.timeIntervalSince1970, now.timeIntervalSince1970])
+            for (i, stop) in draft.stops.enumerated() {
+                let markerID: UUID
+                switch stop {
+                case .marker(let m): markerID = m.id
+                case .place(let name, let coordinate):
+                    let m = Marker(name: name, coordinate: coordinate, isTemporary: true, createdAt: now)
+                    try MarkerStore.insert(m, db)
+                    markerID = m.id
+                }
+                try db.execute(sql: "INSERT INTO route_waypoints (route_id, idx, marker_id) VALUES (?, ?, ?)",
+                               arguments: [id.uuidString, i, markerID.uuidString])
             }
-            return existed
+        }
+        return try route(id: id)!
+    }
+
+    /// Puts back a deleted route with its id, its waypoint markers that are gone and its waypoints, in one
+    /// transaction; with `removing`, the route of that id goes in the same transaction (undoing a replacement).
+    public func restore(_ route: Route, removing: UUID? = nil) throws {
+        try store.queue.write { db in
+            if let removing { try Self.delete(db, removing) }
+            for m in route.waypoints where try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM markers WHERE id = ?", arguments: [m.id.uuidString]) == 0 {
+                try MarkerStore.insert(m, db)
+            }
+            let now = Date().timeIntervalSince1970
+            try db.execute(sql: "INSERT INTO routes (id, name, description, is_temp, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                           arguments: [route.id.uuidString, route.name, route.description, route.isTemporary,
+                                       route.createdAt.timeIntervalSince1970, now])
+            for (i, m) in route.waypoints.enumerated() {
+                try db.execute(sql: "INSERT INTO route_waypoints (route_id, idx, marker_id) VALUES (?, ?, ?)",
+                               arguments: [route.id.uuidString, i, m.id.uuidString])
+            }
+        }
+    }
+
+    /// The saved route with exactly this name (case, diacritics and punctuation ignored).
+    public func exactly(named name: String) throws -> Route? {
+        let q = MarkerStore.normalize(name)
+        return try all().first { MarkerStore.normalize($0.name) == q }
+    }
+
+    /// Changes whenever a saved route is added, removed or changed (for the recognizer's names).
+    public func revision() throws -> Int {
+        try store.queue.read { db in
+            let row = try Row.fetchOne(db, sql: "SELECT COUNT(*), TOTAL(updated_at) FROM routes WHERE is_temp = 0")!
+            var hasher = Hasher()
+            hasher.combine(row[0] as Int)
+            hasher.combine(row[1] as Double)
+            return hasher.finalize()
         }
     }
 

@@ -67,6 +67,19 @@ public enum Intent: String, Sendable, CaseIterable, Codable {
     case choose                          // [number] of the last list: the beacon goes there
     case chooseNext = "choose_next"      // "the next one"
     case guideToChoice = "guide_to_choice" // [number]? "take me to number two", "take me there"
+    // markers and routes by voice (issue 31): new names come from [text] when a free-text recognizer gave one
+    case saveBeaconMarker = "save_beacon_marker"    // [name]?
+    case addNote = "add_note"                       // [text] [name]?
+    case nudgeMarker = "nudge_marker"               // [number] metres [direction] [name]?
+    case listMarkers = "list_markers"
+    case newRoute = "new_route"                     // [name]
+    case addPlaceToRoute = "add_place_to_route"
+    case addMarkerToRoute = "add_marker_to_route"   // [name]
+    case saveRoute = "save_route"
+    case reverseRoute = "reverse_route"
+    case routeRemaining = "route_remaining"         // "how far to the end"
+    case confirm                                    // "yes, replace it"
+    case decline                                    // "no, keep it"
     // settings
     case useMetric = "use_metric"
     case useImperial = "use_imperial"
