@@ -35,6 +35,8 @@ let package = Package(
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
+        // D-Bus (sd-bus) for iio-sensor-proxy's compass.
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // ---- C code of our own ----
         // AVX2 layer arithmetic for the RNNoise library scripts/setup fetches (see its .c file).
@@ -50,7 +52,7 @@ let package = Package(
                 exclude: ["PBF/proto"],
                 swiftSettings: strict),
         .target(name: "Location",
-                dependencies: ["Geo",
+                dependencies: ["Geo", "CSystemd",
                                .product(name: "Logging", package: "swift-log"),
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: strict),

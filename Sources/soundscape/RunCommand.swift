@@ -49,6 +49,13 @@ struct RunCommand: AsyncParsableCommand {
     @Option(help: "With --head-tracker: the address to listen on (0.0.0.0 also accepts a phone on the same network).")
     var headTrackerHost = "127.0.0.1"
 
+    @Option(help: ArgumentHelp("The D-Bus system bus on which iio-sensor-proxy offers a compass (default: $DBUS_SYSTEM_BUS_ADDRESS, else the standard socket).",
+                               discussion: "Without a compass nothing changes; with one, the direction you face is known while you stand."))
+    var systemBus: String?
+
+    @Flag(help: "Do not read a compass.")
+    var noCompass = false
+
     @Flag(help: "Stop when the simulated walk ends, once the commands given before its end are answered.")
     var exitAtEndOfWalk = false
 
@@ -168,7 +175,9 @@ struct RunCommand: AsyncParsableCommand {
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
         // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
         let (headings, headingContinuation) = AsyncStream<HeadingUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
-        let location = LocationService(source: source, headTracker: tracker, continuation: feedContinuation,
+        let compassBus = systemBus ?? ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? SensorProxyCompass.systemBusAddress
+        let compass = noCompass ? nil : SensorProxyCompass(configuration: .init(busAddress: compassBus))
+        let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: feedContinuation,
                                        headings: { headingContinuation.yield($0) })
         let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
                                   intents: intents,

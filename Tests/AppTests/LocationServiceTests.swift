@@ -162,6 +162,9 @@ struct HeadingCheckTests {
         #expect(result.status == .warning)
         #expect(result.detail.contains("iio-sensor-proxy is not running") && result.detail.contains("--head-tracker"))
         let present = await HeadingCheck(probe: { .present }).run()
-        #expect(present.status == .warning && present.detail.contains("not read yet"))
+        #expect(present.status == .ok && present.detail.contains("while you stand"))
+        let denied = await HeadingCheck(probe: { CompassProbe.interpret(status: 1, stdout: "", stderr:
+            "Error: GDBus.Error:org.freedesktop.DBus.Error.AccessDenied: Rejected send message") }).run()
+        #expect(denied.status == .warning && denied.detail.contains("/etc/dbus-1/system.d/"))
     }
 }

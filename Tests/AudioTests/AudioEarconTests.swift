@@ -64,7 +64,8 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("earcons-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let paths = try EarconSynthesizer.writeAll(to: dir)
-        #expect(paths.count == Earcon.allCases.count + 4 + 3 + 2 + 4)   // earcons + Chime(4+2) + Marimba(3+2) + Classic(2)
+        // earcons + Chime(4+2) + Marimba(3+2) + Classic(2) + Pulse(4) + Drop(3) + Pluck(4) + Tap(3) + Shimmer(4) + Glow(3)
+        #expect(paths.count == Earcon.allCases.count + 6 + 5 + 2 + 4 + 3 + 4 + 3 + 4 + 3)
         let fromFiles = EarconLibrary(directory: dir).buffer(for: .hush)
         let synthesized = EarconLibrary(directory: nil).buffer(for: .hush)
         #expect(fromFiles.frameCount == synthesized.frameCount)

@@ -220,6 +220,40 @@ import Testing
         #expect(said.allSatisfy { $0.text.contains("meters") || $0.text.contains("close by") })
     }
 
+    /// No heading now: Around Me and Ahead of Me say first what their directions are measured from (north, or the
+    /// last walking direction) and give every place a direction from it, in English and German.
+    @Test func withoutAHeadingAnswersSayWhatTheirDirectionsAreFrom() async throws {
+        let map = try await Helsinki.map()
+        let here = Coordinate(latitude: 60.16887, longitude: 24.94400)
+        let p = Pipeline(map: map)
+        await p.processor.setAutomaticCallouts(false)
+        await p.move(to: Pipeline.fix(here))                       // standing, never walked: from north
+        await p.send(ExplorationEvent(.aroundMe))
+        #expect(p.texts.first == "No facing direction is known; directions are from north")
+        let around = p.player.items.filter { $0.kind == .poi }
+        #expect(around.count == 4)
+        for (index, item) in around.enumerated() {
+            let relative = Angle.relative(bearing: try #require(item.bearing), heading: 0)
+            #expect(Int(Angle.normalized(relative + 45) / 90) == index, "\(item.text) is in quarter \(index) from north")
+            #expect(item.text.split(separator: ",").count == 3, "\(item.text) has a direction")
+        }
+        // Walked east, now standing: from the last walking direction.
+        await p.move(to: Pipeline.fix(here, at: 10, course: 90))
+        await p.move(to: Pipeline.fix(here, at: 20))
+        let before = p.player.items.count
+        await p.send(ExplorationEvent(.aheadOfMe))
+        #expect(p.texts(after: before).first == "No facing direction is known; directions are from your last walking direction, east")
+        let ahead = p.player.items.dropFirst(before).filter { $0.kind == .poi }
+        #expect(!ahead.isEmpty)
+        for item in ahead { #expect(abs(Angle.signedDifference(try #require(item.bearing), 90)) <= 45) }
+
+        let de = Pipeline(map: map, language: "de")
+        await de.processor.setAutomaticCallouts(false)
+        await de.move(to: Pipeline.fix(here))
+        await de.send(ExplorationEvent(.aheadOfMe))
+        #expect(de.texts.first == "Ich kenne deine Blickrichtung nicht; die Richtungen sind von Norden aus angegeben")
+    }
+
     @Test func pressingTheSameButtonWhileItPlaysStopsIt() async throws {
         let map = try await Helsinki.map()
         let p = Pipeline(map: map, holding: true)

@@ -92,6 +92,7 @@ public final class Assistant: Sendable {
             // The listener faces the presentation heading; without heading sources, the course while walking (≥ 0.4 m/s).
             let facing = headings.isActive ? headings.listenerHeading : ((fix.speed ?? 0) >= 0.4 ? fix.course : nil)
             await output.moveListener(to: fix.coordinate, heading: facing)
+            if headings.isActive { await output.turnBeacon(to: headings.current?.beacon?.degrees) }
         case .lost:
             processor.post(GPSStatusChangedEvent(.lost))
         case .restored:
@@ -109,6 +110,7 @@ public final class Assistant: Sendable {
         if let location = headings.location {
             await output.moveListener(to: location, heading: headings.listenerHeading)
         }
+        await output.turnBeacon(to: update.beacon?.degrees)
         if tellPipeline, let pipeline = headings.pipelineHeadings { processor.post(HeadingsChangedEvent(pipeline)) }
     }
 

@@ -39,6 +39,8 @@ public protocol ReplyOutput: Sendable {
     func problem(_ text: String) async
     /// Where the listener is and faces, for placing sounds around them.
     func moveListener(to location: Coordinate?, heading: Double?) async
+    /// The heading that chooses the beacon's part (spec §2.2 beacon order); nil when there is none.
+    func turnBeacon(to heading: Double?) async
     /// Returns when everything queued has been played.
     func finish() async
     /// Plays one reply without printing it and returns when it has been heard: true when it played to its end,
@@ -50,6 +52,8 @@ public protocol ReplyOutput: Sendable {
 
 extension ReplyOutput {
     public func say(_ text: String, interrupt: Bool = false) async { await say([Reply(text)], interrupt: interrupt) }
+    /// The beacon heading (spec §2.2), which chooses the beacon's part; outputs without a beacon ignore it.
+    public func turnBeacon(to heading: Double?) async {}
 }
 
 /// Prints, and plays through the audio engine: speech and earcons placed in 3-D around the listener.
@@ -99,6 +103,10 @@ public actor EngineReplyOutput: ReplyOutput {
 
     public func moveListener(to location: Coordinate?, heading: Double?) {
         engine.setListener(location: location, heading: heading)
+    }
+
+    public func turnBeacon(to heading: Double?) {
+        engine.setBeaconHeading(heading)
     }
 
     public func finish() async {

@@ -33,8 +33,9 @@ public struct LocationService: Service, CustomStringConvertible {
 
     /// - Parameters:
     ///   - headTracker: an OpenTrack receiver already bound (so that a port conflict shows before start).
+    ///   - compass: a device compass (iio-sensor-proxy over D-Bus), read when it is there.
     ///   - headings: called with every change of the resolved headings.
-    public init(source: LocationSource, headTracker: OpenTrackReceiver? = nil,
+    public init(source: LocationSource, headTracker: OpenTrackReceiver? = nil, compass: (any HeadingProvider)? = nil,
                 continuation: AsyncStream<PositionEvent>.Continuation,
                 headings: @escaping @Sendable (HeadingUpdate) async -> Void,
                 logger: Logger = Logger(label: "soundscape.location")) {
@@ -51,8 +52,8 @@ public struct LocationService: Service, CustomStringConvertible {
         case .fixed(let coordinate, _):
             provider = FixedLocationProvider(coordinate: coordinate)
         }
-        manager = GeolocationManager(locationProviders: [provider], headingProviders: headTracker.map { [$0] } ?? [],
-                                     logger: logger)
+        let headingProviders: [any HeadingProvider] = (headTracker.map { [$0] } ?? []) + (compass.map { [$0] } ?? [])
+        manager = GeolocationManager(locationProviders: [provider], headingProviders: headingProviders, logger: logger)
     }
 
     /// Short, for logs and the service group's errors (the default would print every point of a replayed walk).

@@ -1,3 +1,4 @@
+import Audio
 import Foundation
 
 /// Every user setting (Soundscape's settings, adapted to Linux), with its default and allowed values.
@@ -81,7 +82,7 @@ extension Settings {
         integer("speech_volume", 0...100, step: 1, \.speechVolume),
         integer("beacon_volume", 0...100, step: 1, \.beaconVolume),
         integer("sound_volume", 0...100, step: 1, \.soundVolume),
-        choice("beacon_style", ["Chime", "Marimba", "Classic"], \.beaconStyle),
+        choice("beacon_style", BeaconStyle.builtInNames, \.beaconStyle),
         integer("beacon_off_distance", 0...50, step: 1, \.beaconOffDistance),
         integer("beacon_delayed_start", 0...500, step: 1, \.beaconDelayedStart),
         integer("beacon_ringing_angle", 5...20, step: 1, \.beaconRingingAngle),

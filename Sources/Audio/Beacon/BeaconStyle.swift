@@ -14,7 +14,7 @@ public struct BeaconStyle: Sendable {
     public var intro: [Float]?
     public var outro: [Float]?
 
-    public static let builtInNames = ["Chime", "Marimba", "Classic"]
+    public static let builtInNames = ["Chime", "Marimba", "Classic", "Pulse", "Drop", "Pluck", "Tap", "Shimmer", "Glow"]
     public static let defaultName = "Chime"
 
     public init(name: String, beatsPerPhrase: Int, sampleRate: Int, components: [[Float]], componentNames: [String]? = nil,

@@ -178,6 +178,14 @@ public final class AudioEngine: @unchecked Sendable {
         l.headingSerial.wrappingAdd(1, ordering: .releasing)
     }
 
+    /// The beacon heading (spec §2.2, user → device → course), which chooses the beacon's part; nil when there is
+    /// none (the behind part then plays, dimmed). Until this is called the listener heading chooses.
+    public func setBeaconHeading(_ degrees: Double?) {
+        let l = mixer.listener
+        l.beaconHeading.value = degrees.flatMap { $0.isFinite ? $0 : nil } ?? .nan
+        l.beaconHeadingGiven.store(true, ordering: .releasing)
+    }
+
     /// The listener's location; nil when unknown.
     public func setLocation(_ location: Coordinate?) {
         mixer.listener.latitude.value = location?.latitude ?? .nan

@@ -46,6 +46,10 @@ final class ListenerState: @unchecked Sendable {
     /// Incremented with every heading update, with the time it was made (for the motion-to-sound figure).
     let headingSerial = Atomic<UInt64>(0)
     let headingNanos = Atomic<UInt64>(0)
+    /// The beacon heading (spec §2.2: user → device → course), which chooses the beacon's part; NaN when none.
+    let beaconHeading = AtomicDouble(.nan)
+    /// Until a beacon heading is given, the beacon's part follows the listener heading.
+    let beaconHeadingGiven = Atomic<Bool>(false)
 }
 
 /// One discrete sound being played (render-thread state).
@@ -158,7 +162,9 @@ final class Mixer: @unchecked Sendable {
             renderVoice(i, heading: heading, latitude: lat, longitude: lon, output: output)
         }
         if beacon.active {
-            renderBeacon(heading: heading, hasHeading: hasHeading, latitude: lat, longitude: lon, output: output)
+            let own = listener.beaconHeadingGiven.load(ordering: .acquiring)
+            let chooser = own ? listener.beaconHeading.value : h
+            renderBeacon(heading: heading, chooser: chooser, latitude: lat, longitude: lon, output: output)
         }
         // Master gain and a soft knee above 0.8 instead of hard clipping.
         let g = masterGain
@@ -312,13 +318,16 @@ final class Mixer: @unchecked Sendable {
         beacon = BeaconVoice()
     }
 
-    private func renderBeacon(heading: Double, hasHeading: Bool, latitude: Double, longitude: Double,
+    /// `heading` places the beacon around the listener; `chooser` (the beacon heading, NaN when none) picks its part.
+    private func renderBeacon(heading: Double, chooser: Double, latitude: Double, longitude: Double,
                               output: UnsafeMutablePointer<Float>) {
         let n = blockFrames
         let relative = Self.azimuth(.localized(latitude: beacon.latitude, longitude: beacon.longitude),
                                     heading: heading, latitude: latitude, longitude: longitude)
-        // Spec §4.4: angle = heading − bearing; no heading → the last ("behind") component.
-        let selectionAngle: Double? = hasHeading && latitude.isFinite ? -relative : nil
+        // Spec §4.4: angle = beacon heading − bearing; no heading → the last ("behind") component, dimmed.
+        let hasHeading = chooser.isFinite
+        let selectionAngle: Double? = hasHeading && latitude.isFinite
+            ? chooser - Self.initialBearing(latitude, longitude, beacon.latitude, beacon.longitude) : nil
         var ended = false
         var i = 0
         let buf = beaconBuffer

@@ -124,6 +124,12 @@ public enum EarconSynthesizer {
         case "chime": return chime()
         case "marimba": return marimba()
         case "classic": return classic()
+        case "pulse": return pulse()
+        case "drop": return drop()
+        case "pluck": return pluck()
+        case "tap": return tap()
+        case "shimmer": return shimmer()
+        case "glow": return glow()
         default: return nil
         }
     }

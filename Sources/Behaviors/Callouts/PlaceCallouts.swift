@@ -48,10 +48,12 @@ public enum PlaceCallouts {
     }
 
     /// A callout about a map feature, heard from its closest point. Repeated, it says the name and distance.
-    public static func feature(_ item: NearbyFeature, style: Style, language: String) -> Callout {
+    /// `fallbackHeading`: what directions are measured from when no heading is known as it is spoken (the last
+    /// walking direction, or north); the answer says so first.
+    public static func feature(_ item: NearbyFeature, style: Style, language: String, fallbackHeading: Double? = nil) -> Callout {
         let name = item.feature.spokenName(language: language)
         return place(name: name, point: item.closestPoint, inside: item.isInside, glyph: .forCategory(item.feature.superCategory),
-                     subject: item.feature.key, style: style)
+                     subject: item.feature.key, style: style, fallbackHeading: fallbackHeading)
     }
 
     /// A callout about a saved marker: "Marker. Home", with its note after the name.
@@ -65,17 +67,20 @@ public enum PlaceCallouts {
     }
 
     static func place(name: String, point: Coordinate, inside: Bool, glyph: Glyph, subject: String, style: Style,
-                      note: String? = nil) -> Callout {
+                      note: String? = nil, fallbackHeading: Double? = nil) -> Callout {
         Callout(kind: .poi, subject: subject, includeInHistory: true) { context in
             let phrasing = context.phrasing
             let distance = context.location.map { $0.distance(to: point) } ?? 0
             let text: String
-            if context.isRepeat || (style == .exploration && context.heading == nil) {
+            if context.isRepeat || (style == .exploration && context.heading == nil && fallbackHeading == nil) {
                 text = phrasing.nameAndDistance(name, distance: distance, accuracy: context.accuracy)
             } else if style == .automatic {
                 text = inside ? context.table("place.at", name) : name
             } else {
-                let direction = context.location.flatMap { context.direction(toBearing: $0.bearing(to: point)) }
+                let direction = context.location.flatMap { here in
+                    context.direction(toBearing: here.bearing(to: point))
+                        ?? fallbackHeading.map { RelativeDirection(bearing: here.bearing(to: point), heading: $0, style: .combined) }
+                }
                 text = phrasing.place(name, distance: distance, direction: direction, accuracy: context.accuracy)
             }
             var utterances = [Utterance(text, glyph: glyph, placement: .localized(point))]

@@ -35,12 +35,13 @@ public final class ExplorationGenerator: ManualGenerator {
 
         var callouts: [Callout]
         var empty = "explore.nothing"
+        var preface: String?
         switch mode {
         case .locate:
             guard let result = try? map.reverseGeocode(here) else { return Self.problem(table("status.no_map")) }
             callouts = LocationCallouts.myLocation(result, language: language)
         case .aroundMe:
-            let heading = context.user.headings.collection ?? 0
+            let (heading, fallback) = Self.answerHeading(context.user.headings.collection, user: context.user)
             var quadrants: [QuadrantResult] = []
             var radius = Self.initialRadius
             while true {
@@ -48,11 +49,13 @@ public final class ExplorationGenerator: ManualGenerator {
                 if quadrants.allSatisfy({ $0.nearest != nil }) || radius >= Self.maximumRadius { break }
                 radius += Self.radiusStep
             }
-            callouts = quadrants.compactMap(\.nearest).map { PlaceCallouts.feature($0, style: .exploration, language: language) }
-        case .aheadOfMe:
-            guard let heading = context.user.headings.ahead ?? context.user.headings.collection else {
-                return Self.problem(table("location.no_direction"))
+            callouts = quadrants.compactMap(\.nearest).map {
+                PlaceCallouts.feature($0, style: .exploration, language: language, fallbackHeading: fallback?.heading)
             }
+            preface = fallback?.words(table)
+        case .aheadOfMe:
+            let (heading, fallback) = Self.answerHeading(context.user.headings.ahead ?? context.user.headings.collection,
+                                                         user: context.user)
             var found: [NearbyFeature] = []
             var radius = Self.initialRadius
             while true {
@@ -61,7 +64,8 @@ public final class ExplorationGenerator: ManualGenerator {
                 if found.count >= Self.aheadLimit || radius >= Self.maximumRadius { break }
                 radius += Self.radiusStep
             }
-            callouts = found.map { PlaceCallouts.feature($0, style: .exploration, language: language) }
+            callouts = found.map { PlaceCallouts.feature($0, style: .exploration, language: language, fallbackHeading: fallback?.heading) }
+            preface = fallback?.words(table)
         case .nearbyMarkers:
             empty = "explore.no_markers"
             let markers = (context.markers?.markers(near: here, radius: Self.maximumRadius) ?? [])
@@ -72,7 +76,25 @@ public final class ExplorationGenerator: ManualGenerator {
         if callouts.isEmpty {
             callouts = [.text(table(empty), kind: .exploration)]
         }
+        if let preface { callouts.insert(.text(preface, kind: .exploration), at: 0) }
         return .playCallouts(CalloutGroup(callouts, action: .interruptAndClear, label: label, playModeSounds: true))
+    }
+
+    /// What an answer is measured from when no heading is known (spec §2.2: "Around Me" uses north): the last
+    /// walking direction when there was one, else north; said before the answer.
+    struct Fallback {
+        var heading: Double
+        var fromWalking: Bool
+        func words(_ table: StringTable) -> String {
+            fromWalking ? table("explore.from_last_walking", table("compass.\(CompassDirection(bearing: heading).rawValue)"))
+                        : table("explore.from_north")
+        }
+    }
+
+    static func answerHeading(_ current: Double?, user: UserState) -> (Double, Fallback?) {
+        if let current { return (current, nil) }
+        if let last = user.lastWalkingDirection { return (last, Fallback(heading: last, fromWalking: true)) }
+        return (0, Fallback(heading: 0, fromWalking: false))
     }
 
     static func problem(_ text: String) -> HandledEventAction {

@@ -34,8 +34,12 @@ public struct Headings: Sendable, Equatable {
 /// What the pipeline knows about the user now.
 public struct UserState: Sendable {
     public var fix: LocationFix?
-    public var headings = Headings(collection: nil)
+    public var headings = Headings(collection: nil) {
+        didSet { if let course = headings.course { lastWalkingDirection = course } }
+    }
     public var motion: MotionState = .unknown
+    /// The last GPS course while moving: what answers measure directions from when no heading is known now.
+    public private(set) var lastWalkingDirection: Double?
 
     public init() {}
 

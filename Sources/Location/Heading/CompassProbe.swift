@@ -1,23 +1,21 @@
 import Foundation
 
-/// Looks for a Linux compass offered by iio-sensor-proxy over D-Bus (`net.hadess.SensorProxy.Compass`).
-///
-/// Only detection is implemented. Reading the compass needs `ClaimCompass` on a D-Bus connection that stays open
-/// while `CompassHeading` changes are watched, which needs a D-Bus library (libdbus or GIO) — a new C dependency
-/// this program does not take for a sensor that almost no Linux machine has. So the probe asks once with the
-/// `gdbus` command, when it is installed, and says plainly what it found; heading then comes from the other sources.
+/// Looks for a Linux compass offered by iio-sensor-proxy over D-Bus (`net.hadess.SensorProxy.Compass`), for
+/// `soundscape doctor`: asks once with the `gdbus` command, when it is installed, and says plainly what it found.
+/// `run` reads the compass itself (``SensorProxyCompass``).
 public enum CompassProbe {
     public enum Result: Sendable, Equatable, CustomStringConvertible {
-        /// iio-sensor-proxy reports a compass (readings are not implemented; see ``CompassProbe``).
+        /// iio-sensor-proxy reports a compass; `run` reads it.
         case present
         case notPresent(reason: String)
+        /// There is a compass service, but the bus's policy does not let this user read it.
+        case denied(reason: String)
 
         public var description: String {
             switch self {
-            case .present:
-                return "iio-sensor-proxy has a compass, but reading it is not implemented (needs a D-Bus library); "
-                    + "use a head tracker, the GPS course or say which way you face"
+            case .present: return "iio-sensor-proxy has a compass; soundscape run reads it for the direction you face"
             case .notPresent(let reason): return "no compass: \(reason)"
+            case .denied(let reason): return "the compass cannot be read: \(reason)"
             }
         }
     }
@@ -51,6 +49,10 @@ public enum CompassProbe {
         }
         if stderr.contains("ServiceUnknown") || stderr.contains("was not provided by any") {
             return .notPresent(reason: "iio-sensor-proxy is not running (it is the service that offers compasses)")
+        }
+        if stderr.contains("AccessDenied") {
+            return .denied(reason: "the D-Bus policy of iio-sensor-proxy lets only the geoclue user use its compass; "
+                + "allow your user to send to net.hadess.SensorProxy.Compass in a file in /etc/dbus-1/system.d/ (see the README)")
         }
         if stderr.contains("UnknownObject") || stderr.contains("UnknownInterface") || stderr.contains("UnknownProperty") {
             return .notPresent(reason: "this iio-sensor-proxy offers no compass interface")
