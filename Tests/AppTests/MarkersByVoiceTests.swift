@@ -26,15 +26,15 @@ struct MarkersByVoiceTests {
         await Self.move(h, to: there)
 
         #expect(await h.say("save this place as home")
-                == ["There is already a marker called home. Say 'yes' to replace it with this place, or 'no' to keep it."])
+                == ["There is already a marker called home. Say 'replace it' to put it here, or 'keep it'."])
         #expect(try markers.all().count == 1)
         #expect(try markers.marker(id: original.id)?.coordinate == original.coordinate, "replaced before the answer")
-        #expect(await h.say("no") == ["Kept marker home as it was"])
+        #expect(await h.say("keep it") == ["Kept marker home as it was"])
         #expect(try markers.marker(id: original.id)?.coordinate == original.coordinate)
-        #expect(await h.say("yes") == ["There is no question to answer"])
+        #expect(await h.say("replace it") == ["There is no question to answer"])
 
         await h.say("save marker as home")
-        #expect(await h.say("yes") == ["Marker home replaced: it is now here"])
+        #expect(await h.say("replace it") == ["Marker home replaced: it is now here"])
         let replaced = try #require(try markers.marker(id: original.id))
         #expect(replaced.coordinate.distance(to: there) < 0.5)
         #expect(try markers.all().count == 1)
@@ -47,7 +47,7 @@ struct MarkersByVoiceTests {
         await h.say("save marker as work")
         await h.say("save marker as work")
         await h.say("list markers")
-        #expect(await h.say("yes") == ["There is no question to answer"])
+        #expect(await h.say("replace it") == ["There is no question to answer"])
     }
 
     @Test func anUnknownNameIsSaidWithTheClosestNames() async throws {
@@ -146,10 +146,10 @@ struct MarkersByVoiceTests {
         #expect(await h.say("redo") == ["Redone: saving route morning walk. Route morning walk saved with 2 waypoints"])
         #expect(try store.routes.find(named: "morning walk")?.waypoints.count == 2)
 
-        // The same name again: asked, and only "yes" makes a new one in its place (on "save route").
+        // The same name again: asked, and only "replace it" makes a new one in its place (on "save route").
         #expect(await h.say("new route morning walk")
-                == ["There is already a route called morning walk. Say 'yes' to make a new one in its place, or 'no' to keep it."])
-        await h.say("yes")
+                == ["There is already a route called morning walk. Say 'replace it' to make a new one in its place, or 'keep it'."])
+        await h.say("replace it")
         await h.say("add this place to the route")
         #expect(try store.routes.find(named: "morning walk")?.waypoints.count == 2)
         await h.say("save route")

@@ -4,7 +4,7 @@ import Geo
 import Guidance
 import Speech
 
-/// A route being made by voice, and the saved route it is to replace (after "yes" to "There is already a route …").
+/// A route being made by voice, and the saved route it is to replace (after "replace it" to "There is already a route …").
 public struct RouteMaking: Sendable, Equatable {
     public var draft: RouteDraft
     public var replacing: Route?
@@ -12,7 +12,7 @@ public struct RouteMaking: Sendable, Equatable {
 
 /// What the marker and route commands remember between commands.
 struct MarkerConversation: Sendable {
-    /// A change that waits for "yes" or "no".
+    /// A change that waits for "replace it" or "keep it".
     enum Question: Sendable, Equatable {
         /// Put `existing` (keeping its id, so routes through it follow) where `replacement` says.
         case replaceMarker(existing: Marker, replacement: Marker)
@@ -27,7 +27,7 @@ struct MarkerConversation: Sendable {
 }
 
 extension GuidanceRequest {
-    /// Every request but a "yes" or "no" drops a question left unanswered.
+    /// Every request but an answer ("replace it", "keep it") drops a question left unanswered.
     var asksNothing: Bool {
         if case .answer = self { return false }
         return true
@@ -285,7 +285,7 @@ extension GuidanceSetup {
         return true
     }
 
-    // MARK: "yes" and "no"
+    // MARK: "replace it" and "keep it"
 
     private func answer(yes: Bool, location: Coordinate?) throws -> GuidanceChange? {
         let question = conversation.update { c -> MarkerConversation.Question? in

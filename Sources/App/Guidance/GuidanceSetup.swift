@@ -43,7 +43,7 @@ public enum GuidanceRequest: Sendable, Equatable {
     case addMarkerToRoute(name: String)
     case saveRoute
     case reverseRoute
-    /// "Yes" or "no" to the question the last change asked.
+    /// "Replace it" or "keep it": the answer to the question the last change asked.
     case answer(yes: Bool)
 }
 
