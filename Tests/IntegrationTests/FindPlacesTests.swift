@@ -263,7 +263,7 @@ struct FindPlacesTests {
         #expect(text.contains("Walking route to Market Square") || text.contains("Walking route to Kauppatori"), "\(text)")
     }
 
-    /// Spoken: "where is the nearest pharmacy", then "number two": the beacon goes on the second of the list.
+    /// Spoken: "is there a pharmacy nearby", then "number two": the beacon goes on the second of the list.
     @Test func numberTwoSpokenAfterTheNearestPharmacySetsTheBeaconOnTheSecond() async throws {
         try TestServices.require()
         let dir = try temporaryDirectory()
@@ -271,7 +271,7 @@ struct FindPlacesTests {
         let run = try await SpokenRun(dir: dir, at: (Self.at.latitude, Self.at.longitude), heading: 90)
         defer { run.stop() }
         // The choice is made while the list is still being read, as a walker who has heard enough would.
-        try await run.say("where is the nearest pharmacy", thenWaitFor: "\n3. ")
+        try await run.say("is there a pharmacy nearby", thenWaitFor: "\n3. ")
         try await run.say("number two", thenWaitFor: "Beacon set on")
         let lines = run.output.split(separator: "\n").map(String.init)
         let second = try #require(lines.first { $0.hasPrefix("2. ") }, "no list: \(run.output)")
