@@ -4,7 +4,7 @@ import Speech
 /// The second recognizer (Whisper through libsoundscape-whisper.so) loads with its model. Without it voice commands
 /// still work on PocketSphinx alone, so a problem is a warning, with the file and the fix.
 public struct SecondRecognizerCheck: DoctorCheck {
-    public let part = "Second recognizer"
+    public let part = "Whisper"
     let library: URL
     let model: URL
 
@@ -23,8 +23,8 @@ public struct SecondRecognizerCheck: DoctorCheck {
             return DoctorResult(part: part, status: .ok, detail: "Whisper (\(transcriber.modelDescription)) from \(model.path)")
         } catch {
             return DoctorResult(part: part, status: .warning,
-                                detail: "\(error.message); voice commands are heard by PocketSphinx alone",
-                                fix: "run `bash scripts/setup` (or `make run`), which builds whisper.cpp and converts the model")
+                                detail: "\(error.problem); voice commands are heard by PocketSphinx alone",
+                                fix: error.fix ?? "run `bash scripts/setup` (or `make run`), which builds whisper.cpp and converts the model")
         }
     }
 }

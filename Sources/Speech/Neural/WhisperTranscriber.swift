@@ -23,12 +23,18 @@ public struct WhisperError: Error, CustomStringConvertible, Sendable, Equatable 
     }
 
     public var kind: Kind
-    public var message: String
+    /// What is wrong, naming the file or value.
+    public var problem: String
+    /// What to do about it, when the user can do something.
+    public var fix: String?
+    /// The problem and the fix in one sentence.
+    public var message: String { fix.map { "\(problem); \($0)" } ?? problem }
     public var description: String { message }
 
-    public init(_ kind: Kind, _ message: String) {
+    public init(_ kind: Kind, _ problem: String, fix: String? = nil) {
         self.kind = kind
-        self.message = message
+        self.problem = problem
+        self.fix = fix
     }
 
     /// What to do when a file is missing or damaged.
@@ -82,17 +88,17 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     /// Loads the library and the model; every failure is a ``WhisperError`` naming the file and the fix.
     public init(library libraryPath: String, model modelPath: String, configuration: Configuration = Configuration()) throws(WhisperError) {
         guard FileManager.default.fileExists(atPath: libraryPath) else {
-            throw WhisperError(.libraryMissing, "the Whisper library \(libraryPath) does not exist; \(WhisperError.setupFix)")
+            throw WhisperError(.libraryMissing, "the Whisper library \(libraryPath) does not exist", fix: WhisperError.setupFix)
         }
         guard let handle = dlopen(libraryPath, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
-            throw WhisperError(.libraryUnusable, "the Whisper library \(libraryPath) cannot be loaded (\(reason)); \(WhisperError.setupFix)")
+            throw WhisperError(.libraryUnusable, "the Whisper library \(libraryPath) cannot be loaded (\(reason))", fix: WhisperError.setupFix)
         }
         func symbol<T>(_ name: String, as type: T.Type) throws(WhisperError) -> T {
             guard let pointer = dlsym(handle, name) else {
                 dlclose(handle)
                 throw WhisperError(.libraryUnusable, "the Whisper library \(libraryPath) has no function \(name), so it is not "
-                                   + "libsoundscape-whisper.so of this program; \(WhisperError.setupFix)")
+                                   + "libsoundscape-whisper.so of this program", fix: WhisperError.setupFix)
             }
             return unsafeBitCast(pointer, to: type)
         }
@@ -100,7 +106,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         guard version == SSW_API_VERSION else {
             dlclose(handle)
             throw WhisperError(.libraryVersion, "the Whisper library \(libraryPath) has C API version \(version), this program needs "
-                               + "\(SSW_API_VERSION); \(WhisperError.setupFix)")
+                               + "\(SSW_API_VERSION)", fix: WhisperError.setupFix)
         }
         let open = try symbol("ssw_open", as: ssw_open_fn.self)
         let describe = try symbol("ssw_describe", as: ssw_describe_fn.self)
@@ -108,13 +114,13 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let close = try symbol("ssw_close", as: ssw_close_fn.self)
         guard FileManager.default.fileExists(atPath: modelPath) else {
             dlclose(handle)
-            throw WhisperError(.modelMissing, "the Whisper model \(modelPath) does not exist; \(WhisperError.setupFix)")
+            throw WhisperError(.modelMissing, "the Whisper model \(modelPath) does not exist", fix: WhisperError.setupFix)
         }
         var error = [CChar](repeating: 0, count: 1_024)
         guard let loaded = open(modelPath, Int32(max(1, configuration.threads)), &error, error.count) else {
             dlclose(handle)
-            throw WhisperError(.modelUnusable, "the Whisper model \(modelPath) \(Self.string(error)); delete it and "
-                               + WhisperError.setupFix)
+            throw WhisperError(.modelUnusable, "the Whisper model \(modelPath) \(Self.string(error))",
+                               fix: WhisperError.setupFix)
         }
         var description = [CChar](repeating: 0, count: 256)
         describe(loaded, &description, description.count)
