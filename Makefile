@@ -82,6 +82,7 @@ install: release
 	mkdir -p "$(PREFIX)/share/soundscape"
 	cp -r Grammars Models Sounds Walks README.md "$(PREFIX)/share/soundscape/"
 	if [ -f "$(DATA)/rnnoise/librnnoise.so" ]; then install -D -m 644 "$(DATA)/rnnoise/librnnoise.so" "$(PREFIX)/share/soundscape/.data/rnnoise/librnnoise.so"; fi
+	for f in libsoundscape-whisper.so ggml-tiny.en.bin; do if [ -f "$(DATA)/whisper/$$f" ]; then install -D -m 644 "$(DATA)/whisper/$$f" "$(PREFIX)/share/soundscape/.data/whisper/$$f"; fi; done
 	install -D -m 644 packaging/systemd/soundscape.service "$(HOME)/.config/systemd/user/soundscape.service"
 	@echo "Installed. Start it with: systemctl --user daemon-reload && systemctl --user enable --now soundscape"
 

@@ -38,6 +38,7 @@ struct DoctorCommand: AsyncParsableCommand {
         }
         let paths = ProjectPaths.locate()
         var checks: [any DoctorCheck] = [SpeechModelCheck(model: .debianEnglish, paths: paths)]
+        checks.append(SecondRecognizerCheck(paths: paths))
         do {
             let synthesizer = try EspeakSynthesizer()
             checks.append(SpeechSynthesisCheck(synthesizer: synthesizer, voice: VoiceSettings()))

@@ -40,6 +40,13 @@ public struct ProjectPaths: Sendable, Equatable {
         if let chosen = environment["SOUNDSCAPE_ASR_RNNOISE"] { return chosen == "off" ? nil : chosen }
         return data(environment: environment).appendingPathComponent("rnnoise/librnnoise.so").path
     }
+    /// The second recognizer's library and Whisper model, built by scripts/setup (``WhisperTranscriber``).
+    public func whisperLibrary(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        data(environment: environment).appendingPathComponent("whisper/libsoundscape-whisper.so")
+    }
+    public func whisperModel(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        data(environment: environment).appendingPathComponent("whisper/ggml-tiny.en.bin")
+    }
     /// The bundled map extract (central Helsinki).
     public func bundledMapExtract(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         data(environment: environment).appendingPathComponent("osm/Helsinki.osm.pbf")

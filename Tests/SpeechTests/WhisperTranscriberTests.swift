@@ -1,0 +1,121 @@
+import Foundation
+@testable import Speech
+import Testing
+
+/// Whisper through libsoundscape-whisper.so, as scripts/setup builds it (make test sets SOUNDSCAPE_DATA; a plain
+/// `swift test` finds it in .data/), on real espeak-ng speech, and the clear errors for missing or damaged files.
+@Suite("Whisper second recognizer", .serialized)
+struct WhisperTranscriberTests {
+    static var directory: String {
+        (ProcessInfo.processInfo.environment["SOUNDSCAPE_DATA"] ?? FileManager.default.currentDirectoryPath + "/.data") + "/whisper"
+    }
+    static var libraryPath: String { directory + "/libsoundscape-whisper.so" }
+    static var modelPath: String { directory + "/ggml-tiny.en.bin" }
+
+    /// One model for the suite, as the program keeps one. One thread and a generous time limit: the tests share
+    /// two cores with other work, where a second thread mostly waits for the first (docs/measurements.md).
+    static let shared: Result<WhisperTranscriber, WhisperError> = Result { () throws(WhisperError) in
+        try WhisperTranscriber(library: libraryPath, model: modelPath, configuration: .init(threads: 1, timeLimit: .seconds(60)))
+    }
+
+    static func samples(_ text: String, voice: String = "en-us") throws -> [Float] {
+        try RecognizerTests.speech(text, voice: voice).map { Float($0) / 32_768 }
+    }
+
+    /// Lowercase words without punctuation ("Where am I?" → ["where", "am", "i"]).
+    static func words(_ text: String) -> [String] {
+        text.lowercased().replacingOccurrences(of: "-", with: " ")
+            .split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "'") }).map(String.init)
+    }
+
+    @Test(arguments: ["where am i", "go to sleep", "where is the beacon", "wake up"])
+    func espeakCommandsComeOutWithTheirWords(_ command: String) throws {
+        let whisper = try Self.shared.get()
+        let transcript = try whisper.transcribe(try Self.samples(command), prompt: "")
+        #expect(Self.words(transcript.text) == Self.words(command), "heard \"\(transcript.text)\"")
+        let logProbability = try #require(transcript.meanLogProbability)
+        #expect(logProbability < 0 && logProbability > -3, "mean log probability \(logProbability)")
+        #expect(transcript.milliseconds > 0)
+    }
+
+    /// A prompt with the names nearby, in a sentence, lets a Finnish place name come out as it is spelled
+    /// (without one, this model writes "Coppet or a").
+    @Test func aPromptedPlaceNameIsSpelledAsPrompted() throws {
+        let whisper = try Self.shared.get()
+        let transcript = try whisper.transcribe(try Self.samples("take me to Kauppatori"),
+                                                prompt: "Take me to Kauppatori, Stockmann or Ateneum.")
+        #expect(Self.words(transcript.text).contains("kauppatori"), "heard \"\(transcript.text)\"")
+    }
+
+    /// A decode past its time limit is stopped with a typed error, and the next one works.
+    @Test func aTranscriptionPastItsLimitStopsAndTheNextWorks() throws {
+        let loaded = try Self.shared.get()
+        let hurried = try WhisperTranscriber(library: Self.libraryPath, model: Self.modelPath,
+                                             configuration: .init(threads: 1, timeLimit: .milliseconds(1)))
+        let audio = try Self.samples("where am i")
+        let error = #expect(throws: WhisperError.self) { try hurried.transcribe(audio, prompt: "") }
+        #expect(error?.kind == .timedOut)
+        #expect(Self.words(try loaded.transcribe(audio, prompt: "").text) == ["where", "am", "i"])
+    }
+
+    @Test func aMissingLibraryIsATypedErrorNamingItAndTheFix() {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nowhere-\(UUID())/libsoundscape-whisper.so").path
+        let error = #expect(throws: WhisperError.self) { try WhisperTranscriber(library: path, model: Self.modelPath) }
+        #expect(error?.kind == .libraryMissing)
+        #expect(error?.message.contains(path) == true && error?.message.contains("scripts/setup") == true, "\(String(describing: error))")
+    }
+
+    @Test func aFileThatIsNoLibraryIsATypedError() throws {
+        let path = try Self.temporaryFile(Data("not a shared library".utf8), name: "libsoundscape-whisper.so")
+        let error = #expect(throws: WhisperError.self) { try WhisperTranscriber(library: path, model: Self.modelPath) }
+        #expect(error?.kind == .libraryUnusable)
+        #expect(error?.message.contains(path) == true && error?.message.contains("scripts/setup") == true, "\(String(describing: error))")
+    }
+
+    @Test func aMissingModelIsATypedError() {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("nowhere-\(UUID())/ggml-tiny.en.bin").path
+        let error = #expect(throws: WhisperError.self) { try WhisperTranscriber(library: Self.libraryPath, model: path) }
+        #expect(error?.kind == .modelMissing)
+        #expect(error?.message.contains(path) == true && error?.message.contains("scripts/setup") == true, "\(String(describing: error))")
+    }
+
+    /// The real model cut short inside its last tensor (which whisper.cpp alone would load without a word), and a
+    /// file of the wrong kind: each a typed error with the file, what is wrong and the fix.
+    @Test(arguments: [("cut", "is cut short"), ("magic", "is not a ggml Whisper model"), ("gguf", "GGUF")])
+    func aDamagedModelIsATypedError(_ damage: String, _ words: String) throws {
+        let model = try Data(contentsOf: URL(fileURLWithPath: Self.modelPath))
+        let damaged: Data = switch damage {
+        case "cut": model.prefix(model.count - 1_000)
+        case "gguf": Data("GGUF".utf8) + model.dropFirst(4)
+        default: Data(repeating: 0x2A, count: 4_096)
+        }
+        let path = try Self.temporaryFile(damaged, name: "ggml-tiny.en.bin")
+        let error = #expect(throws: WhisperError.self) { try WhisperTranscriber(library: Self.libraryPath, model: path) }
+        #expect(error?.kind == .modelUnusable)
+        let message = error?.message ?? ""
+        #expect(message.contains(path) && message.contains(words) && message.contains("scripts/setup"), "\(message)")
+    }
+
+    @Test func repeatedPhrasesAreCollapsed() {
+        #expect(WhisperTranscriber.collapsingRepeats("Where am I? Where am I? Where am I? Where") == "Where am I?")
+        #expect(WhisperTranscriber.collapsingRepeats("loader loader loader") == "loader")
+        #expect(WhisperTranscriber.collapsingRepeats("Wake up, Wake up, Wake up,") == "Wake up,")
+        #expect(WhisperTranscriber.collapsingRepeats("set beacon on Kauppatori") == "set beacon on Kauppatori")
+        #expect(WhisperTranscriber.collapsingRepeats("go to the go to") == "go to the go to")
+        #expect(WhisperTranscriber.collapsingRepeats("") == "")
+    }
+
+    @Test func theAudioContextFollowsTheUtterance() {
+        #expect(WhisperTranscriber.audioContext(sampleCount: 32_000, margin: 50) == 150)
+        #expect(WhisperTranscriber.audioContext(sampleCount: 16_001, margin: 0) == 51)
+        #expect(WhisperTranscriber.audioContext(sampleCount: 16_000 * 60, margin: 50) == 1_500)
+    }
+
+    static func temporaryFile(_ data: Data, name: String) throws -> String {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("whisper-tests-\(UUID())")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let url = dir.appendingPathComponent(name)
+        try data.write(to: url)
+        return url.path
+    }
+}
