@@ -49,14 +49,27 @@ struct ListenCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         let audio = try WAVFile.read(file)
         let samples = Self.speechInput(audio)
-        let recognizer = try CommandRecognizer(paths: ProjectPaths.locate(), grammarPath: grammar)
+        let paths = try ProjectPaths.locate()
+        let recognizer = try CommandRecognizer(paths: paths, grammarPath: grammar)
+        let second = SecondRecognizer.load(paths: paths)
+        if let problem = second.problem { printError("Problem: \(problem)") }
         if let at {
             let map = try SpatialDataView(path: db ?? MapPaths.defaultDatabase())
             let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
         }
         try recognizer.recognizer.setListeningState(asleep ? .asleep : .awake)
-        let result = try recognizer.recognize(samples)
+        var result = try recognizer.recognize(samples)
+        // The second recognizer on the same audio, and one decision from both.
+        var report: TwoRecognizerReport?
+        if let opinion = second.secondOpinion {
+            opinion.prepare(from: recognizer.recognizer)
+            let decided = opinion.decide(samples: samples, first: result, state: asleep ? .asleep : .awake)
+            report = decided
+            if let problem = decided.problem { printError("Problem: \(problem)") }
+            result.command = decided.decision.command
+            if decided.decision.command == nil { result.rejection = decided.decision.outcome == .askAgain ? "say that again: \(decided.decision.reason)" : decided.decision.reason }
+        }
         if global.verbose {
             // What the rejection was decided on, for whoever tunes it.
             let encoder = JSONEncoder()
@@ -65,7 +78,7 @@ struct ListenCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("features: \(features)\neveryday loop heard: \"\(result.everydayText)\"\n".utf8))
         }
         if json {
-            printReply(Self.json(result))   // straight to the output, before any answer
+            printReply(Self.json(result, report: report))   // straight to the output, before any answer
         } else if let command = result.command {
             let slots = command.slots.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             printReply("\(command.words)\t\(command.intent)\(slots.isEmpty ? "" : "\t" + slots)\tconfidence \(String(format: "%.2f", command.confidence))")
@@ -87,17 +100,31 @@ struct ListenCommand: AsyncParsableCommand {
         if answer && at == nil { throw ValidationError("--answer needs --at LAT,LON (where the answer is given)") }
     }
 
-    static func json(_ result: VoiceResult) -> String {
-        struct Accepted: Encodable { var text: String; var intent: String; var slots: [String: String]; var confidence: Double }
-        struct Rejected: Encodable { var text: String; var rejected = true; var reason: String; var confidence: Double }
+    /// The outcome; with a second recognizer also what each heard, the snap and the decision
+    /// (`pocketsphinx`, `transcript`, `snapped`, `snap_distance`, `decision`).
+    static func json(_ result: VoiceResult, report: TwoRecognizerReport? = nil) -> String {
+        struct First: Encodable { var text: String; var intent: String?; var confidence: Double }
+        struct Accepted: Encodable {
+            var text: String; var intent: String; var slots: [String: String]; var confidence: Double
+            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var decision: String?
+        }
+        struct Rejected: Encodable {
+            var text: String; var rejected = true; var reason: String; var confidence: Double
+            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var decision: String?
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let confidence = (result.confidence * 1000).rounded() / 1000
+        let first = report.map { _ in First(text: result.text, intent: result.heard?.intent, confidence: confidence) }
         let data: Data?
         if let c = result.command {
-            data = try? encoder.encode(Accepted(text: c.words, intent: c.intent, slots: c.slots, confidence: confidence))
+            data = try? encoder.encode(Accepted(text: c.words, intent: c.intent, slots: c.slots, confidence: (c.confidence * 1000).rounded() / 1000,
+                                                pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
+                                                snap_distance: report?.snapDistance, decision: report?.decision.outcome.rawValue))
         } else {
-            data = try? encoder.encode(Rejected(text: result.text, reason: result.rejection ?? "rejected", confidence: confidence))
+            data = try? encoder.encode(Rejected(text: result.text, reason: result.rejection ?? "rejected", confidence: confidence,
+                                                pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
+                                                snap_distance: report?.snapDistance, decision: report?.decision.outcome.rawValue))
         }
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
