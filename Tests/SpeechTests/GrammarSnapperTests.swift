@@ -79,6 +79,22 @@ struct GrammarSnapperTests {
         #expect(route.command?.slots["name"] == "morning walk", "\(route)")
     }
 
+    @Test func aMadeUpMarkerNameComesFromTheTranscriptAsWritten() throws {
+        let snapper = try SnapperFixture.snapper()
+        let snap = snapper.snap("Mark this place as My Dentist.")
+        #expect(snap.command?.intent == "save_marker", "\(snap)")
+        #expect(snap.written["name"] == "My Dentist", "\(snap)")
+        let first = FirstOpinion(text: "mark this place as my bench", command: nil, heard: snap.command, confidence: 0.4)
+        let decision = RecognizerDecision.decide(first: first, second: snap)
+        #expect(decision.command?.slots["text"] == "My Dentist", "\(decision)")
+        // A command without a made-up name gets no free text.
+        let beacon = snapper.snap("set beacon on Kauppatori")
+        let taken = RecognizerDecision.decide(first: FirstOpinion(text: "set beacon on kauppatori", command: nil, heard: beacon.command,
+                                                                  confidence: 0.4), second: beacon)
+        #expect(taken.command?.intent == "set_beacon")
+        #expect(taken.command?.slots["text"] == nil)
+    }
+
     @Test func ordinarySpeechIsFarFromEveryCommand() throws {
         let snapper = try SnapperFixture.snapper()
         let exact = snapper.snap("what's around me")

@@ -13,13 +13,18 @@ public struct Snap: Sendable, Hashable, Codable {
     public var distance: Double
     /// The same by whole words (0 = the same words).
     public var wordDistance: Double
+    /// The transcript's own words where each slot of the sentence was matched, as written: free text for what no
+    /// list can hold (the name in "save marker as my dentist").
+    public var written: [String: String]
 
-    public init(heard: [String], sentence: [String], command: RecognizedCommand?, distance: Double, wordDistance: Double) {
+    public init(heard: [String], sentence: [String], command: RecognizedCommand?, distance: Double, wordDistance: Double,
+                written: [String: String] = [:]) {
         self.heard = heard
         self.sentence = sentence
         self.command = command
         self.distance = distance
         self.wordDistance = wordDistance
+        self.written = written
     }
 }
 
@@ -59,6 +64,8 @@ public struct GrammarSnapper: Sendable {
         var trie: Int
         /// Phrases of this segment (each a word list); a trie terminal names (group, phrase).
         var phrases: [[String]]
+        /// The slot it fills ("name", "place"), nil for fixed words.
+        var slot: String? = nil
     }
     /// How many groups the tries' terminals name.
     let groups: Int
@@ -124,7 +131,7 @@ public struct GrammarSnapper: Sendable {
                             }
                             slotTries.append(builder)
                         }
-                        segments.append(Segment(group: group, trie: trie, phrases: values))
+                        segments.append(Segment(group: group, trie: trie, phrases: values, slot: CommandGrammar.slotName(ofRule: slot)))
                         segmentIndex[key] = i
                         if values.isEmpty { ok = false }
                         template.append(i)
@@ -159,7 +166,8 @@ public struct GrammarSnapper: Sendable {
     /// The nearest sentence to `text`, or a snap with an empty sentence and distance 1 when there is nothing to move
     /// (no words, or more than ``longestTranscript``).
     public func snap(_ text: String) -> Snap {
-        let words = IntentParser.tokens(text).map(\.word)
+        let tokens = IntentParser.tokens(text)
+        let words = tokens.map(\.word)
         guard !words.isEmpty, words.count <= Self.longestTranscript, !templates.isEmpty else {
             return Snap(heard: words, sentence: [], command: nil, distance: 1, wordDistance: 1)
         }
@@ -210,7 +218,7 @@ public struct GrammarSnapper: Sendable {
         // sentence is at most c phones longer than the transcript). Near sentences are looked for first, then further.
         let m = Float(max(phones.count, 1))
         var budgets = [Float](repeating: -.infinity, count: tries.count * (n + 1))
-        var best: (cost: Float, choice: [(segment: Int, phrase: Int)])?
+        var best: (cost: Float, choice: [(segment: Int, phrase: Int, from: Int, to: Int)])?
         var back = [[Int]](repeating: [Int](repeating: -1, count: n + 1), count: templates.map(\.count).max() ?? 0)
         func raw(_ normalized: Float) -> Float { normalized * m / max(1 - normalized, 1e-6) }
         for reach in [Float(0.15), 0.4, Self.farthest] {
@@ -239,13 +247,13 @@ public struct GrammarSnapper: Sendable {
                 let cost = f[n]
                 guard cost < bound else { continue }
                 var e = n
-                var choice: [(Int, Int)] = []
+                var choice: [(Int, Int, Int, Int)] = []
                 var length = 0
                 for k in stride(from: template.count - 1, through: 0, by: -1) {
                     let s = back[k][e]
                     let segment = template[k]
                     let group = segments[segment].group
-                    choice.append((segment, table.phrase(group, s, e)))
+                    choice.append((segment, table.phrase(group, s, e), s, e))
                     length += table.length(group, s, e)
                     e = s
                 }
@@ -260,8 +268,14 @@ public struct GrammarSnapper: Sendable {
         guard let best, best.cost <= Self.farthest else { return Snap(heard: words, sentence: [], command: nil, distance: 1, wordDistance: 1) }
         let sentence = best.choice.flatMap { segments[$0.segment].phrases[$0.phrase] }
         let command = IntentParser(grammar: grammar).parse(words: sentence, confidence: 1, openSlots: false)
+        // What the transcript said where each slot was matched, as written ("my dentist" for a name no list had).
+        var written: [String: String] = [:]
+        for part in best.choice {
+            guard let slot = segments[part.segment].slot, part.from < part.to else { continue }
+            written[slot] = tokens[part.from..<part.to].map(\.original).filter { !$0.isEmpty }.joined(separator: " ")
+        }
         return Snap(heard: words, sentence: sentence, command: command, distance: Double(min(1, best.cost)),
-                    wordDistance: Self.wordDistance(words, sentence))
+                    wordDistance: Self.wordDistance(words, sentence), written: written)
     }
 
     /// Word edit distance over the longer word list.

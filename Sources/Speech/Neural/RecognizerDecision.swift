@@ -114,6 +114,20 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         return a.intent == b.intent && a.slots == b.slots
     }
 
+    /// Slots whose value is a new name the user makes up, which no list can hold: the transcript's own words for
+    /// them go into the "text" slot (to be read back before they are saved).
+    static let freeTextSlots: [Intent: String] = [.saveMarker: "name", .renameMarker: "new_name"]
+
+    /// `command` with the transcript's words for its made-up name in the "text" slot, when it has one and the
+    /// transcript meant the same intent.
+    static func withFreeText(_ command: RecognizedCommand, from snap: Snap) -> RecognizedCommand {
+        guard let intent = command.knownIntent, let slot = freeTextSlots[intent], snap.command?.intent == command.intent,
+              let text = snap.written[slot], !text.isEmpty else { return command }
+        var with = command
+        with.slots["text"] = text
+        return with
+    }
+
     static func undoesAnother(_ c: RecognizedCommand) -> Bool {
         guard let intent = c.knownIntent else { return true }   // unknown: be as careful as with the worst
         return !intent.opposites.isEmpty
@@ -146,7 +160,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         }
         let heard = first.command ?? first.heard
         if same(heard, snapped) {
-            var command = heard!
+            var command = withFreeText(heard!, from: second)
             command.confidence = max(first.confidence, 1 - second.distance)
             return RecognizerDecision(outcome: .agreed, command: command, reason: "both heard \(snapped.intent) (distance \(distance))")
         }
@@ -156,7 +170,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         let rivals = "PocketSphinx heard \(heard?.intent ?? "no command") (\(String(format: "%.2f", first.confidence))), "
             + "the transcript \(transcript) is \(snapped.intent) (distance \(distance))"
         if secondStrong && !firstStrong && !undoesAnother(snapped) {
-            var command = snapped
+            var command = withFreeText(snapped, from: second)
             command.confidence = 1 - second.distance
             return RecognizerDecision(outcome: .secondRecognizer, command: command, reason: rivals + "; the transcript is surer")
         }
