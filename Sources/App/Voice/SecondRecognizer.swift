@@ -4,23 +4,21 @@ import Speech
 /// The neural second recognizer as the program sets it up: the transcriber (Whisper in the product), the speech
 /// model's dictionary with Models/extra.dict for snapping, and the decision's thresholds. `run` and `listen` share it.
 public enum SecondRecognizer {
-    /// No transcriber could be made (its files missing, damaged or of another version).
-    public struct Unavailable: Error, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
-    }
-
-    /// The transcriber of this build, or why there is none.
-    public static func defaultTranscriber(paths: ProjectPaths) throws -> any Transcriber {
-        throw Unavailable("the Whisper recognizer is not part of this build; run scripts/setup to build it")
+    /// The transcriber of this build: nil when the build has none (PocketSphinx decides alone, as before, and there
+    /// is nothing to say); throws when it has one whose files are missing or damaged.
+    public static func defaultTranscriber(paths: ProjectPaths) throws -> (any Transcriber)? {
+        nil
     }
 
     /// The second opinion, or nil and the problem to say once: "PocketSphinx alone decides" (spoken and printed by the caller).
     public static func load(paths: ProjectPaths, model: AcousticModel = .debianEnglish, everyUtterance: Bool = true,
-                            transcriber make: (ProjectPaths) throws -> any Transcriber = defaultTranscriber)
+                            transcriber make: (ProjectPaths) throws -> (any Transcriber)? = defaultTranscriber)
         -> (secondOpinion: SecondOpinion?, problem: String?) {
         let transcriber: any Transcriber
-        do { transcriber = try make(paths) } catch {
+        do {
+            guard let made = try make(paths) else { return (nil, nil) }
+            transcriber = made
+        } catch {
             return (nil, "\(error); PocketSphinx alone decides what you said, and it mistakes more in noise")
         }
         do {
