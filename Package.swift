@@ -39,6 +39,8 @@ let package = Package(
         // ---- C code of our own ----
         // AVX2 layer arithmetic for the RNNoise library scripts/setup fetches (see its .c file).
         .target(name: "CRNNoiseKernels"),
+        // The C API of libsoundscape-whisper.so (native/whisper/, built by scripts/setup), loaded at run time.
+        .systemLibrary(name: "CSoundscapeWhisper"),
 
         // ---- pipeline stages ----
         .target(name: "Geo", swiftSettings: strict),
@@ -61,7 +63,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",
-                dependencies: ["CPocketSphinx", "CSpeexDSP", "CRNNoiseKernels", .product(name: "Logging", package: "swift-log")],
+                dependencies: ["CPocketSphinx", "CSpeexDSP", "CRNNoiseKernels", "CSoundscapeWhisper", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Guidance",
                 dependencies: ["Geo", "MapData", "Location", "Callouts", "Behaviors",

@@ -1,0 +1,58 @@
+/* The C API of libsoundscape-whisper.so: Whisper (whisper.cpp) behind a handful of plain functions, built by
+ * scripts/setup (scripts/whisper-build) from native/whisper/soundscape_whisper.cpp and whisper.cpp's source. The program loads the library
+ * at run time (dlopen) and looks the functions up by name (dlsym); the typedefs below are their types.
+ * Nothing of whisper.cpp's own structures crosses this boundary. */
+#ifndef SOUNDSCAPE_WHISPER_H
+#define SOUNDSCAPE_WHISPER_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Raised whenever a function's meaning or signature changes; the program refuses a library of another version. */
+#define SSW_API_VERSION 1
+
+/* Results of ssw_transcribe. */
+#define SSW_OK 0
+#define SSW_ERROR -1
+#define SSW_TIMED_OUT -2
+
+typedef struct ssw_model ssw_model;
+
+/* The API version the library was built with (SSW_API_VERSION). */
+int ssw_api_version(void);
+
+/* Checks the model file's structure (magic, header, every tensor within the file, nothing after the last) and
+ * loads it to run on `threads` threads. Returns NULL on failure with a sentence about what is wrong in `error`. */
+ssw_model *ssw_open(const char *path, int threads, char *error, size_t error_size);
+
+/* Writes a short description of the loaded model ("tiny, English only, f16") into `out`. */
+void ssw_describe(const ssw_model *model, char *out, size_t out_size);
+
+/* Transcribes 16 kHz mono samples (-1...1) greedily as one segment without timestamps.
+ * prompt: text that precedes the utterance (words it may contain), or NULL.
+ * audio_ctx: encoder frames to use (50 a second of audio; 0 for the model's full 30 s).
+ * max_tokens: most tokens to write; time_limit_ms: the decode is stopped after this long (0: no limit).
+ * On SSW_OK the text is in `text` and the mean log probability of its tokens in *mean_logprob (0 when no token
+ * was written). On SSW_ERROR or SSW_TIMED_OUT a sentence is in `error`. One call at a time per model. */
+int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, const char *prompt, int audio_ctx,
+                   int max_tokens, int time_limit_ms, char *text, size_t text_size, double *mean_logprob,
+                   char *error, size_t error_size);
+
+/* Frees the model. */
+void ssw_close(ssw_model *model);
+
+typedef int (*ssw_api_version_fn)(void);
+typedef ssw_model *(*ssw_open_fn)(const char *, int, char *, size_t);
+typedef void (*ssw_describe_fn)(const ssw_model *, char *, size_t);
+typedef int (*ssw_transcribe_fn)(ssw_model *, const float *, int, const char *, int, int, int, char *, size_t,
+                                 double *, char *, size_t);
+typedef void (*ssw_close_fn)(ssw_model *);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,195 @@
+import CSoundscapeWhisper
+import Foundation
+import Synchronization
+
+/// Why the Whisper recognizer could not start or could not transcribe. The message names the file or value and
+/// says how to fix it; ``kind`` tells the cases apart for the program.
+public struct WhisperError: Error, CustomStringConvertible, Sendable, Equatable {
+    public enum Kind: String, Sendable, Equatable {
+        /// libsoundscape-whisper.so is not where it was looked for.
+        case libraryMissing
+        /// The library is there but cannot be loaded or lacks a function (damaged, or not ours).
+        case libraryUnusable
+        /// The library was built for another version of this program's C API.
+        case libraryVersion
+        /// The model file is not where it was looked for.
+        case modelMissing
+        /// The model file is damaged, cut short or of another format.
+        case modelUnusable
+        /// A transcription ran past its time limit and was stopped.
+        case timedOut
+        /// whisper.cpp failed on an utterance.
+        case failed
+    }
+
+    public var kind: Kind
+    public var message: String
+    public var description: String { message }
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    /// What to do when a file is missing or damaged.
+    public static let setupFix = "run `bash scripts/setup` (or `make run`, which runs it) to build it again"
+}
+
+/// Whisper tiny.en through whisper.cpp: the free-text second recognizer. The C library (libsoundscape-whisper.so,
+/// from native/whisper/) and the model are made by scripts/setup and loaded at run time, so the program builds and
+/// runs without them. The model is loaded once; each call decodes greedily, as one segment without timestamps, with
+/// an audio context sized to the utterance instead of Whisper's 30 s window, and is bounded in tokens and time.
+///
+/// One transcription runs at a time: concurrent calls wait for each other (whisper.cpp's context holds one
+/// decoder state). Blocking and CPU-bound: call it off the audio thread and off the cooperative pool's hot paths.
+public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
+    // @unchecked: the library handle and function pointers are set once in init and never change; the model
+    // handle is only touched inside `model`'s lock.
+
+    public struct Configuration: Sendable, Equatable {
+        /// Threads whisper.cpp computes on.
+        public var threads: Int
+        /// Encoder frames (20 ms each) given beyond the utterance's own: without this margin the model, seeing no
+        /// silence after the words, tends to repeat them.
+        public var contextMargin: Int
+        /// Most tokens written: `baseTokens` plus `tokensPerSecond` per second of audio.
+        public var baseTokens: Int
+        public var tokensPerSecond: Double
+        /// A transcription still running after this long is stopped (``WhisperError/Kind/timedOut``).
+        public var timeLimit: Duration
+
+        public init(threads: Int = 2, contextMargin: Int = 50, baseTokens: Int = 8, tokensPerSecond: Double = 4,
+                    timeLimit: Duration = .seconds(3)) {
+            self.threads = threads
+            self.contextMargin = contextMargin
+            self.baseTokens = baseTokens
+            self.tokensPerSecond = tokensPerSecond
+            self.timeLimit = timeLimit
+        }
+    }
+
+    public let libraryPath: String
+    public let modelPath: String
+    public let configuration: Configuration
+    /// What was loaded, e.g. "tiny, English only, q8_0".
+    public let modelDescription: String
+
+    private let library: UnsafeMutableRawPointer
+    private let transcribeFunction: ssw_transcribe_fn
+    private let closeFunction: ssw_close_fn
+    private let model: Mutex<OpaquePointer?>
+
+    /// Loads the library and the model; every failure is a ``WhisperError`` naming the file and the fix.
+    public init(library libraryPath: String, model modelPath: String, configuration: Configuration = Configuration()) throws(WhisperError) {
+        guard FileManager.default.fileExists(atPath: libraryPath) else {
+            throw WhisperError(.libraryMissing, "the Whisper library \(libraryPath) does not exist; \(WhisperError.setupFix)")
+        }
+        guard let handle = dlopen(libraryPath, RTLD_NOW | RTLD_LOCAL) else {
+            let reason = dlerror().map { String(cString: $0) } ?? "unknown error"
+            throw WhisperError(.libraryUnusable, "the Whisper library \(libraryPath) cannot be loaded (\(reason)); \(WhisperError.setupFix)")
+        }
+        func symbol<T>(_ name: String, as type: T.Type) throws(WhisperError) -> T {
+            guard let pointer = dlsym(handle, name) else {
+                dlclose(handle)
+                throw WhisperError(.libraryUnusable, "the Whisper library \(libraryPath) has no function \(name), so it is not "
+                                   + "libsoundscape-whisper.so of this program; \(WhisperError.setupFix)")
+            }
+            return unsafeBitCast(pointer, to: type)
+        }
+        let version = try symbol("ssw_api_version", as: ssw_api_version_fn.self)()
+        guard version == SSW_API_VERSION else {
+            dlclose(handle)
+            throw WhisperError(.libraryVersion, "the Whisper library \(libraryPath) has C API version \(version), this program needs "
+                               + "\(SSW_API_VERSION); \(WhisperError.setupFix)")
+        }
+        let open = try symbol("ssw_open", as: ssw_open_fn.self)
+        let describe = try symbol("ssw_describe", as: ssw_describe_fn.self)
+        let transcribe = try symbol("ssw_transcribe", as: ssw_transcribe_fn.self)
+        let close = try symbol("ssw_close", as: ssw_close_fn.self)
+        guard FileManager.default.fileExists(atPath: modelPath) else {
+            dlclose(handle)
+            throw WhisperError(.modelMissing, "the Whisper model \(modelPath) does not exist; \(WhisperError.setupFix)")
+        }
+        var error = [CChar](repeating: 0, count: 1_024)
+        guard let loaded = open(modelPath, Int32(max(1, configuration.threads)), &error, error.count) else {
+            dlclose(handle)
+            throw WhisperError(.modelUnusable, "the Whisper model \(modelPath) \(Self.string(error)); delete it and "
+                               + WhisperError.setupFix)
+        }
+        var description = [CChar](repeating: 0, count: 256)
+        describe(loaded, &description, description.count)
+        self.libraryPath = libraryPath
+        self.modelPath = modelPath
+        self.configuration = configuration
+        self.modelDescription = Self.string(description)
+        self.library = handle
+        self.transcribeFunction = transcribe
+        self.closeFunction = close
+        self.model = Mutex(loaded)
+    }
+
+    deinit {
+        model.withLock { loaded in
+            if let loaded { closeFunction(loaded) }
+            loaded = nil
+        }
+        dlclose(library)
+    }
+
+    /// Encoder frames for `sampleCount` samples at 16 kHz: 50 a second (10 ms mel frames, halved by the encoder),
+    /// plus `margin`, at most Whisper's 1,500.
+    public static func audioContext(sampleCount: Int, margin: Int) -> Int {
+        min(1_500, Int((Double(sampleCount) / 16_000 * 50).rounded(.up)) + max(0, margin))
+    }
+
+    public func transcribe(_ samples: [Float], prompt: String) throws -> Transcript {
+        let started = ContinuousClock.now
+        guard !samples.isEmpty else { return Transcript(text: "", meanLogProbability: nil, milliseconds: 0) }
+        let seconds = Double(samples.count) / 16_000
+        let context = Self.audioContext(sampleCount: samples.count, margin: configuration.contextMargin)
+        let tokens = configuration.baseTokens + Int((seconds * configuration.tokensPerSecond).rounded(.up))
+        let limit = configuration.timeLimit.components
+        let limitMilliseconds = Int32(clamping: limit.seconds * 1_000 + limit.attoseconds / 1_000_000_000_000_000)
+        var text = [CChar](repeating: 0, count: 4_096)
+        var error = [CChar](repeating: 0, count: 1_024)
+        var logProbability = 0.0
+        let result: Int32 = model.withLock { loaded in
+            guard let loaded else { return SSW_ERROR }
+            return samples.withUnsafeBufferPointer { buffer in
+                transcribeFunction(loaded, buffer.baseAddress, Int32(buffer.count), prompt.isEmpty ? nil : prompt,
+                                   Int32(context), Int32(tokens), max(1, limitMilliseconds), &text, text.count,
+                                   &logProbability, &error, error.count)
+            }
+        }
+        let milliseconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000
+        switch result {
+        case SSW_OK:
+            let words = Self.collapsingRepeats(Self.string(text))
+            return Transcript(text: words, meanLogProbability: words.isEmpty ? nil : logProbability, milliseconds: milliseconds)
+        case SSW_TIMED_OUT:
+            throw WhisperError(.timedOut, "Whisper took longer than \(configuration.timeLimit) on an utterance of "
+                               + String(format: "%.1f s", seconds) + " and was stopped (\(Self.string(error)))")
+        default:
+            throw WhisperError(.failed, "Whisper could not transcribe an utterance of " + String(format: "%.1f s", seconds)
+                               + " with \(modelPath): \(Self.string(error))")
+        }
+    }
+
+    /// Whisper, given a short window, sometimes writes the same words again and again ("Where am I? Where am I?
+    /// Where"). When the whole text repeats one phrase at least twice (the last time perhaps cut off), only the
+    /// phrase is kept. Words are compared without case and punctuation.
+    public static func collapsingRepeats(_ text: String) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace).map(String.init)
+        let keys = words.map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }
+        let n = words.count
+        guard n >= 2 else { return text.trimmingCharacters(in: .whitespaces) }
+        for period in 1...(n / 2) where (0..<(n - period)).allSatisfy({ keys[$0] == keys[$0 + period] }) {
+            return words[0..<period].joined(separator: " ")
+        }
+        return words.joined(separator: " ")
+    }
+
+    private static func string(_ buffer: [CChar]) -> String {
+        buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}

@@ -1,0 +1,281 @@
+// libsoundscape-whisper.so: the small C API of soundscape_whisper.h over whisper.cpp, compiled by scripts/setup
+// against the whisper.h of the pinned source. It checks a model file before whisper.cpp reads it (whisper.cpp
+// would load a file cut short in its last tensor without a word), turns every failure, C++ exceptions included,
+// into a sentence, keeps whisper.cpp's log quiet, and bounds every transcription in tokens and in time.
+#include "soundscape_whisper.h"
+
+#include "ggml.h"
+#include "whisper.h"
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdarg>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <vector>
+
+struct ssw_model {
+    whisper_context *context;
+    int threads;
+};
+
+namespace {
+
+// whisper.cpp reports through a process-wide log callback; its errors are kept per thread so that the failing
+// call can quote them, and everything else is dropped (it would go to the terminal the user listens through).
+thread_local std::string last_log_error;
+
+void quiet_log(enum ggml_log_level level, const char *text, void *) {
+    if (level != GGML_LOG_LEVEL_ERROR || text == nullptr) return;
+    std::string line(text);
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+    if (line.empty()) return;
+    if (!last_log_error.empty()) last_log_error += "; ";
+    last_log_error += line;
+    if (last_log_error.size() > 600) last_log_error.erase(0, last_log_error.size() - 600);
+}
+
+void install_log_once() {
+    static std::once_flag once;
+    std::call_once(once, [] { whisper_log_set(quiet_log, nullptr); });
+}
+
+void put(char *out, size_t size, const char *format, ...) {
+    if (out == nullptr || size == 0) return;
+    va_list args;
+    va_start(args, format);
+    vsnprintf(out, size, format, args);
+    va_end(args);
+}
+
+// Walks the ggml Whisper file: magic, header, mel filters, vocabulary, then tensor after tensor to the end.
+// Returns an empty string when the structure holds, or what is wrong.
+std::string check_model_file(const char *path) {
+    FILE *file = std::fopen(path, "rb");
+    if (file == nullptr) return std::string("cannot be opened: ") + std::strerror(errno);
+    std::fseek(file, 0, SEEK_END);
+    const long long size = std::ftell(file);
+    std::fseek(file, 0, SEEK_SET);
+    char message[512];
+    auto fail = [&](const char *format, auto... values) {
+        std::snprintf(message, sizeof message, format, values...);
+        std::fclose(file);
+        return std::string(message);
+    };
+    auto read32 = [&](int32_t &value) { return std::fread(&value, sizeof value, 1, file) == 1; };
+
+    if (size < 4) return fail("is empty or shorter than a model header (%lld bytes)", size);
+    uint32_t magic = 0;
+    std::fread(&magic, 4, 1, file);
+    if (magic == 0x46554747u) return fail("is a GGUF file, another format than the ggml Whisper model this program reads");
+    if (magic != 0x67676d6cu) return fail("is not a ggml Whisper model (its first bytes are %08x, not 67676d6c)", magic);
+
+    int32_t h[11];
+    for (int32_t &value : h) if (!read32(value)) return fail("is cut short in its header (%lld bytes)", size);
+    const int32_t n_vocab = h[0], n_audio_ctx = h[1], n_state = h[2], n_audio_head = h[3], n_audio_layer = h[4];
+    const int32_t n_text_ctx = h[5], n_text_head = h[7], n_text_layer = h[8], n_mels = h[9];
+    if (n_vocab < 50000 || n_vocab > 60000 || n_audio_ctx < 1 || n_audio_ctx > 4096 || n_state < 1 || n_state > 8192 ||
+        h[6] != n_state || n_audio_head < 1 || n_audio_head > 64 || n_audio_layer < 1 || n_audio_layer > 64 ||
+        n_text_ctx < 1 || n_text_ctx > 4096 || n_text_head < 1 || n_text_head > 64 || n_text_layer < 1 ||
+        n_text_layer > 64 || (n_mels != 80 && n_mels != 128))
+        return fail("has a header no Whisper model has (vocabulary %d, audio context %d, width %d, mel bands %d)",
+                    n_vocab, n_audio_ctx, n_state, n_mels);
+
+    int32_t filter_mels = 0, filter_bins = 0;
+    if (!read32(filter_mels) || !read32(filter_bins)) return fail("is cut short before its mel filters");
+    if (filter_mels != n_mels || filter_bins < 1 || filter_bins > 4096)
+        return fail("has mel filters of %d x %d, not %d bands", filter_mels, filter_bins, n_mels);
+    std::fseek(file, (long) filter_mels * filter_bins * 4, SEEK_CUR);
+
+    int32_t tokens = 0;
+    if (!read32(tokens) || tokens < 0 || tokens > n_vocab) return fail("has a vocabulary of %d tokens for %d", tokens, n_vocab);
+    for (int32_t i = 0; i < tokens; ++i) {
+        int32_t length = 0;
+        if (!read32(length)) return fail("is cut short in its vocabulary (token %d of %d)", i, tokens);
+        if (length < 0 || length > 1024) return fail("has a token %d of %d bytes", i, length);
+        std::fseek(file, length, SEEK_CUR);
+    }
+    if (std::ftell(file) > size) return fail("is cut short in its vocabulary");
+
+    int count = 0;
+    for (;;) {
+        const long long start = std::ftell(file);
+        if (start == size) break;
+        int32_t dims = 0, name_length = 0, type = 0;
+        if (!read32(dims) || !read32(name_length) || !read32(type))
+            return fail("is cut short after %d tensors (%lld bytes; the next tensor's header is incomplete)", count, size);
+        if (dims < 1 || dims > 3 || name_length < 1 || name_length > 255 || type < 0 || type >= GGML_TYPE_COUNT ||
+            ggml_blck_size((ggml_type) type) == 0)
+            return fail("has a damaged tensor header at byte %lld (tensor %d)", start, count + 1);
+        int64_t ne[3] = {1, 1, 1};
+        for (int32_t d = 0; d < dims; ++d) {
+            int32_t value = 0;
+            if (!read32(value)) return fail("is cut short in tensor %d's shape", count + 1);
+            if (value < 1 || value > (1 << 24)) return fail("has a tensor %d of impossible shape", count + 1);
+            ne[d] = value;
+        }
+        std::string name(name_length, '\0');
+        if (std::fread(name.data(), 1, name_length, file) != (size_t) name_length)
+            return fail("is cut short in tensor %d's name", count + 1);
+        if (ne[0] % ggml_blck_size((ggml_type) type) != 0)
+            return fail("has tensor '%s' whose rows do not fit its type", name.c_str());
+        const long long bytes = (long long) ggml_row_size((ggml_type) type, ne[0]) * ne[1] * ne[2];
+        const long long here = std::ftell(file);
+        if (here + bytes > size)
+            return fail("is cut short: it ends at byte %lld, inside tensor '%s', which needs %lld bytes more",
+                        size, name.c_str(), here + bytes - size);
+        std::fseek(file, (long) bytes, SEEK_CUR);
+        ++count;
+    }
+    if (count == 0) return fail("holds no tensors");
+    std::fclose(file);
+    return std::string();
+}
+
+struct deadline {
+    std::chrono::steady_clock::time_point end;
+    bool limited;
+    std::atomic<bool> passed{false};
+};
+
+bool past_deadline(void *data) {
+    auto *d = static_cast<deadline *>(data);
+    if (!d->limited) return false;
+    if (std::chrono::steady_clock::now() >= d->end) d->passed.store(true);
+    return d->passed.load();
+}
+
+bool encoder_may_begin(whisper_context *, whisper_state *, void *data) { return !past_deadline(data); }
+
+}  // namespace
+
+extern "C" int ssw_api_version(void) { return SSW_API_VERSION; }
+
+extern "C" ssw_model *ssw_open(const char *path, int threads, char *error, size_t error_size) {
+    try {
+        install_log_once();
+        if (path == nullptr) { put(error, error_size, "no model file was named"); return nullptr; }
+        const std::string problem = check_model_file(path);
+        if (!problem.empty()) { put(error, error_size, "%s", problem.c_str()); return nullptr; }
+        last_log_error.clear();
+        whisper_context_params params = whisper_context_default_params();
+        params.use_gpu = false;
+        params.flash_attn = false;
+        whisper_context *context = whisper_init_from_file_with_params(path, params);
+        if (context == nullptr) {
+            put(error, error_size, "was refused by whisper.cpp: %s",
+                last_log_error.empty() ? "no reason given" : last_log_error.c_str());
+            return nullptr;
+        }
+        auto *model = new ssw_model{context, threads < 1 ? 1 : threads};
+        return model;
+    } catch (const std::exception &e) {
+        put(error, error_size, "could not be loaded: %s", e.what());
+    } catch (...) {
+        put(error, error_size, "could not be loaded (an unknown C++ exception)");
+    }
+    return nullptr;
+}
+
+extern "C" void ssw_describe(const ssw_model *model, char *out, size_t out_size) {
+    if (model == nullptr) { put(out, out_size, "no model"); return; }
+    whisper_context *context = model->context;
+    const int ftype = whisper_model_ftype(context);
+    const char *type = ggml_type_name(ggml_ftype_to_ggml_type((ggml_ftype) ftype));
+    put(out, out_size, "%s, %s, %s", whisper_model_type_readable(context),
+        whisper_is_multilingual(context) ? "multilingual" : "English only", type ? type : "unknown weights");
+}
+
+extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, const char *prompt,
+                              int audio_ctx, int max_tokens, int time_limit_ms, char *text, size_t text_size,
+                              double *mean_logprob, char *error, size_t error_size) {
+    put(text, text_size, "%s", "");
+    if (mean_logprob) *mean_logprob = 0;
+    if (model == nullptr || samples == nullptr || sample_count <= 0) {
+        put(error, error_size, "nothing to transcribe (no model or no samples)");
+        return SSW_ERROR;
+    }
+    try {
+        whisper_context *context = model->context;
+        deadline limit;
+        limit.limited = time_limit_ms > 0;
+        limit.end = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
+
+        whisper_full_params p = whisper_full_default_params(WHISPER_SAMPLING_GREEDY);
+        p.n_threads = model->threads;
+        p.no_context = true;
+        p.no_timestamps = true;
+        p.single_segment = true;
+        p.print_special = false;
+        p.print_progress = false;
+        p.print_realtime = false;
+        p.print_timestamps = false;
+        p.token_timestamps = false;
+        p.language = "en";
+        p.detect_language = false;
+        p.translate = false;
+        const int full_ctx = whisper_n_audio_ctx(context);
+        p.audio_ctx = audio_ctx <= 0 || audio_ctx > full_ctx ? 0 : audio_ctx;
+        p.max_tokens = max_tokens > 0 ? max_tokens : 0;
+        p.initial_prompt = prompt != nullptr && prompt[0] != '\0' ? prompt : nullptr;
+        p.temperature = 0.0f;
+        p.temperature_inc = 0.0f;  // no retries at higher temperatures: one greedy pass
+        p.greedy.best_of = 1;
+        p.suppress_blank = true;
+        p.suppress_nst = true;
+        p.abort_callback = past_deadline;
+        p.abort_callback_user_data = &limit;
+        p.encoder_begin_callback = encoder_may_begin;
+        p.encoder_begin_callback_user_data = &limit;
+
+        last_log_error.clear();
+        const int result = whisper_full(context, p, samples, sample_count);
+        if (limit.passed.load()) {
+            put(error, error_size, "the transcription was stopped after its limit of %d ms", time_limit_ms);
+            return SSW_TIMED_OUT;
+        }
+        if (result != 0) {
+            put(error, error_size, "whisper.cpp failed (%d): %s", result,
+                last_log_error.empty() ? "no reason given" : last_log_error.c_str());
+            return SSW_ERROR;
+        }
+        std::string words;
+        double sum = 0;
+        int counted = 0;
+        const whisper_token eot = whisper_token_eot(context);
+        const int segments = whisper_full_n_segments(context);
+        for (int s = 0; s < segments; ++s) {
+            const char *segment = whisper_full_get_segment_text(context, s);
+            if (segment) words += segment;
+            const int n = whisper_full_n_tokens(context, s);
+            for (int t = 0; t < n; ++t) {
+                const whisper_token_data data = whisper_full_get_token_data(context, s, t);
+                if (data.id >= eot) continue;
+                sum += data.plog;
+                ++counted;
+            }
+        }
+        size_t first = words.find_first_not_of(' ');
+        words = first == std::string::npos ? std::string() : words.substr(first);
+        put(text, text_size, "%s", words.c_str());
+        if (mean_logprob) *mean_logprob = counted > 0 ? sum / counted : 0;
+        return SSW_OK;
+    } catch (const std::exception &e) {
+        put(error, error_size, "whisper.cpp failed: %s", e.what());
+    } catch (...) {
+        put(error, error_size, "whisper.cpp failed (an unknown C++ exception)");
+    }
+    return SSW_ERROR;
+}
+
+extern "C" void ssw_close(ssw_model *model) {
+    if (model == nullptr) return;
+    whisper_free(model->context);
+    delete model;
+}
