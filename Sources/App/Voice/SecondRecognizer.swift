@@ -4,10 +4,13 @@ import Speech
 /// The neural second recognizer as the program sets it up: the transcriber (Whisper in the product), the speech
 /// model's dictionary with Models/extra.dict for snapping, and the decision's thresholds. `run` and `listen` share it.
 public enum SecondRecognizer {
-    /// The transcriber of this build: nil when the build has none (PocketSphinx decides alone, as before, and there
-    /// is nothing to say); throws when it has one whose files are missing or damaged.
+    /// Whisper through libsoundscape-whisper.so, with the tiny.en model, both where scripts/setup puts them
+    /// (`$SOUNDSCAPE_DATA/whisper/`); throws a ``WhisperError`` naming the file and the fix when they are missing,
+    /// damaged or of another version.
     public static func defaultTranscriber(paths: ProjectPaths) throws -> (any Transcriber)? {
-        nil
+        let folder = paths.data().appendingPathComponent("whisper")
+        return try WhisperTranscriber(library: folder.appendingPathComponent("libsoundscape-whisper.so").path,
+                                      model: folder.appendingPathComponent("ggml-tiny.en.bin").path)
     }
 
     /// The second opinion, or nil and the problem to say once: "PocketSphinx alone decides" (spoken and printed by the caller).

@@ -65,21 +65,37 @@ public final class SecondOpinion: Sendable {
         return true
     }
 
-    /// The words to bias the transcriber toward: the command words, then the names of markers, routes and places
-    /// nearby as they are written ("Kauppatori", "Café Engel"); whisper keeps the end of a long prompt, so the names
-    /// come last. At most about `limit` characters.
-    public static func prompt(for grammar: CommandGrammar, limit: Int = 900) -> String {
+    /// The words to bias the transcriber toward, as sentences it might have written before: one command of each
+    /// intent ("Callouts off. Where am I? …"), then the names of markers, routes and places nearby as written
+    /// ("Kauppatori, Café Engel"). Whisper keeps the end of a long prompt, so the names come last, and the whole is
+    /// kept to about `limit` characters (Whisper reads at most 224 tokens of it). A list of bare words instead of
+    /// sentences made it write nonsense for a clean "callouts off" ("kel up the soft").
+    public static func prompt(for grammar: CommandGrammar, limit: Int = 700, namesLimit: Int = 300) -> String {
         var names: [String] = []
         var seen = Set<String>()
+        var length = 0
         for source in ["markers", "routes", "places"] {
-            for phrase in grammar.phrases[source] ?? [] where seen.insert(phrase.value.lowercased()).inserted { names.append(phrase.value) }
+            for phrase in grammar.phrases[source] ?? [] where length + phrase.value.count + 2 <= namesLimit
+                && seen.insert(phrase.value.lowercased()).inserted {
+                names.append(phrase.value)
+                length += phrase.value.count + 2
+            }
         }
-        let commandWords = grammar.words.keys.sorted().joined(separator: " ")
-        var text = names.joined(separator: ", ")
-        if text.count > limit { text = String(text.prefix(limit)) }
-        let room = limit - text.count - 2
-        if room > 0 { text = String(commandWords.prefix(room)) + (text.isEmpty ? "" : ". " + text) }
-        return text
+        var sampler = GrammarSampler(grammar: grammar, seed: 1)
+        let parser = IntentParser(grammar: grammar)
+        var intents = Set<String>()
+        var sentences: [String] = []
+        for words in sampler.phrasings() {
+            guard let intent = parser.parse(words: words)?.intent, intents.insert(intent).inserted else { continue }
+            var sentence = words.joined(separator: " ")
+            sentence = sentence.prefix(1).uppercased() + sentence.dropFirst()
+            sentences.append(sentence + (["where", "what", "what's", "how"].contains(words.first ?? "") ? "?" : "."))
+        }
+        let tail = names.isEmpty ? "" : " " + names.joined(separator: ", ") + "."
+        var head = sentences.joined(separator: " ")
+        if head.count + tail.count > limit { head = String(head.suffix(max(0, limit - tail.count))) }
+        if let space = head.firstIndex(of: " "), head.count + tail.count >= limit { head = String(head[head.index(after: space)...]) }
+        return head + tail
     }
 
     /// The prompt in use (for the log and tests).
@@ -106,8 +122,13 @@ public final class SecondOpinion: Sendable {
             report.snapDistance = (snap.distance * 1000).rounded() / 1000
             report.decision = RecognizerDecision.decide(first: opinion, second: snap, thresholds: thresholds)
         } catch {
-            // PocketSphinx alone, as without a second recognizer; the reason is in the report.
+            // PocketSphinx alone, as without a second recognizer, except that a command that undoes another is never
+            // taken unchecked; the reason is in the report.
             report.problem = "the second recognizer failed: \(error)"
+            if let command = report.decision.command, RecognizerDecision.undoesAnother(command) {
+                report.decision = RecognizerDecision(outcome: .askAgain, command: nil,
+                                                     reason: "PocketSphinx heard \(command.intent), which undoes another command, and the second recognizer could not check it")
+            }
         }
         return report
     }
