@@ -140,8 +140,10 @@ struct RunCommand: AsyncParsableCommand {
                     paths: paths, options: voice.inputOptions(), map: map,
                     position: at.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) },
                     slotSources: savedNames,
+                    secondRecognizer: SecondRecognizer.load(paths: paths),
                     deliver: { commandContinuation.yield($0.words) },
                     earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) },
+                    speak: { await output.say($0) },
                     microphoneChanged: { change in
                         // Said and printed, like every problem: the microphone went away, or came back.
                         Task {
@@ -156,6 +158,7 @@ struct RunCommand: AsyncParsableCommand {
             }
             if let problem = voiceService?.adaptationProblem { await output.problem(problem) }
             if let problem = voiceService?.denoiserProblem { await output.problem(problem) }
+            if let problem = voiceService?.secondRecognizerProblem { await output.problem(problem) }
         }
         let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
                                                : commandContinuation

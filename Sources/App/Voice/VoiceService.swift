@@ -63,6 +63,9 @@ public final class VoiceService: Service, @unchecked Sendable {
     public let adaptationProblem: String?
     /// Why RNNoise is not cleaning the microphone, for the program to say; nil when all is well.
     public let denoiserProblem: String?
+    /// Why there is no second recognizer (PocketSphinx decides alone), for the program to say once; nil when there is one.
+    public let secondRecognizerProblem: String?
+    private let speak: @Sendable (String) async -> Void
 
     /// - Parameters:
     ///   - map: for the names of places near the user (`$places`).
@@ -70,13 +73,19 @@ public final class VoiceService: Service, @unchecked Sendable {
     ///   - slotSources: markers and routes, when the program has them.
     ///   - microphoneChanged: told once when the microphone goes away and once when one records again (by default
     ///     printed, the loss as a "Problem:"); give the assistant's output to have it spoken as well.
+    ///   - secondRecognizer: the neural second opinion and, when there is none, why (``SecondRecognizer/load(paths:model:everyUtterance:transcriber:)``).
+    ///   - speak: says "Say that again?" when the two recognizers disagree (by default printed).
     public init(paths: ProjectPaths, options: VoiceInputOptions, map: SpatialDataView?, position: Coordinate?,
                 slotSources: [any SlotSource] = [],
+                secondRecognizer: (secondOpinion: SecondOpinion?, problem: String?) = (nil, nil),
                 deliver: @escaping @Sendable (RecognizedCommand) -> Void,
                 earcon: @escaping @Sendable (Earcon) async -> Void,
+                speak: @escaping @Sendable (String) async -> Void = { printReply($0) },
                 microphoneChanged: @escaping @Sendable (PulseMicrophone.MicrophoneChange) -> Void = VoiceService.printMicrophoneChange) throws {
         let recognizer = try CommandRecognizer(paths: paths)
         denoiserProblem = recognizer.denoiserProblem
+        secondRecognizerProblem = secondRecognizer.problem
+        self.speak = speak
         adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
         // The microphone in use, under whose name the adaptation is kept.
         let keeper = MicrophoneAdaptationKeeper(store: adaptation)
@@ -121,7 +130,8 @@ public final class VoiceService: Service, @unchecked Sendable {
         var listenerOptions = CommandListener.Options()
         listenerOptions.endpointSilence = options.endpointSilence
         // After each utterance, what the recognizer learned is kept for the microphone that heard it.
-        listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions) { recognizer in
+        listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions,
+                                   secondOpinion: secondRecognizer.secondOpinion) { recognizer in
             do { try keeper.save(recognizer.cepstralMean) } catch {
                 logger.warning("voice: cannot keep the microphone's adaptation in \(keeper.store.path): \(error.localizedDescription)")
             }
@@ -206,19 +216,33 @@ public final class VoiceService: Service, @unchecked Sendable {
     }
 
     private func handleEvents() async {
+        var released = false
         for await event in listener.events {
             switch event {
             case .listening(let byWakeWord):
                 logger.info("voice: listening\(byWakeWord ? " (wake word)" : "")")
                 await earcon(.listeningStart)
+            case .released:
+                // "Heard you", at once; the decision follows.
+                released = true
+                await earcon(.listeningStop)
+            case .checked(let report):
+                logger.info("voice: PocketSphinx heard \"\(report.firstText)\" (\(String(format: "%.2f", report.firstConfidence))), the second recognizer \(report.transcript.map { "wrote \"\($0)\", snapped to \"\(report.snapped ?? "")\" (distance \(report.snapDistance.map { String(format: "%.2f", $0) } ?? "-"))" } ?? "was not asked\(report.problem.map { " (\($0))" } ?? "")"): \(report.decision.outcome.rawValue), \(report.decision.reason)")
             case .recognized(let command, let latency):
                 logger.info("voice: heard \"\(command.words)\" → \(command.intent) \(command.slots) confidence \(String(format: "%.2f", command.confidence)), \(Int(latency.voiceMilliseconds)) ms after release")
-                await earcon(.listeningStop)
+                if !released { await earcon(.listeningStop) }
+                released = false
                 commandContinuation.yield(command)
                 deliver(command)
             case .rejected(let result, let latency):
+                released = false
                 logger.info("voice: not understood (\(result.rejection ?? "")\(result.text.isEmpty ? "" : ", heard \"\(result.text)\""), \(Int(latency.voiceMilliseconds)) ms)")
                 await earcon(.invalidFunction)
+            case .askAgain(let report, let latency):
+                released = false
+                logger.info("voice: asking again (\(report.decision.reason)), \(Int(latency.voiceMilliseconds)) ms")
+                await earcon(.invalidFunction)
+                await speak("Say that again?")
             case .cancelled:
                 await earcon(.listeningStop)
             case .problem(let message):

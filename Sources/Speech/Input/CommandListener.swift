@@ -28,6 +28,12 @@ public enum VoiceEvent: Sendable {
     case rejected(VoiceResult, latency: Duration)
     /// Listening was cancelled.
     case cancelled
+    /// The key was released (or the speech ended) and the utterance is being decided: play the "heard you" earcon now.
+    case released
+    /// Both recognizers' words and the decision, just before the outcome (with a second recognizer only).
+    case checked(TwoRecognizerReport)
+    /// The two recognizers disagreed and neither could be taken: ask "Say that again?".
+    case askAgain(TwoRecognizerReport, latency: Duration)
     /// Something went wrong (no microphone, a broken grammar edit…); the listener goes on when it can.
     case problem(String)
 }
@@ -63,16 +69,24 @@ public final class CommandListener: @unchecked Sendable {
                                mean: (values: [Float], failed: @Sendable (any Error) -> Void)?, running: Bool)>(([], [], nil, false))
     private var thread: Thread?
     private let afterEachUtterance: (@Sendable (VoiceRecognizer) -> Void)?
+    /// The neural second recognizer, when there is one, and the thread it decides on (it blocks for the transcription,
+    /// which must not hold up the microphone).
+    private let secondOpinion: SecondOpinion?
+    private let decider = DispatchQueue(label: "voice-second-opinion", qos: .userInitiated)
 
-    /// - Parameter afterEachUtterance: run on the listener's thread after each utterance that was decided
-    ///   (not cancelled), before anything else is read from the microphone (to keep what the recognizer learned).
+    /// - Parameters:
+    ///   - afterEachUtterance: run on the listener's thread after each utterance that was decided
+    ///     (not cancelled), before anything else is read from the microphone (to keep what the recognizer learned).
+    ///   - secondOpinion: a second recognizer to decide together with (nil: PocketSphinx decides alone).
     public init(recognizer: VoiceRecognizer, capture: any AudioCapture, wakeWord: WakeWordSpotter? = nil, options: Options = Options(),
-                afterEachUtterance: (@Sendable (VoiceRecognizer) -> Void)? = nil) {
+                secondOpinion: SecondOpinion? = nil, afterEachUtterance: (@Sendable (VoiceRecognizer) -> Void)? = nil) {
         self.recognizer = recognizer
         self.capture = capture
         self.wake = wakeWord
         self.options = options
         self.afterEachUtterance = afterEachUtterance
+        self.secondOpinion = secondOpinion
+        if secondOpinion != nil { recognizer.keepsUtteranceAudio = true }
         (events, continuation) = AsyncStream<VoiceEvent>.makeStream(bufferingPolicy: .bufferingNewest(32))
     }
 
@@ -148,6 +162,9 @@ public final class CommandListener: @unchecked Sendable {
                 let latency = ContinuousClock.now - released
                 if cancel {
                     continuation.yield(.cancelled)
+                } else if let secondOpinion {
+                    continuation.yield(.released)
+                    decide(result, with: secondOpinion, released: released)
                 } else if let command = result.command {
                     continuation.yield(.recognized(command, latency: latency))
                 } else {
@@ -171,6 +188,7 @@ public final class CommandListener: @unchecked Sendable {
             }
             guard running else { break }
             for job in jobs { job(recognizer) }
+            if !listening { secondOpinion?.prepare(from: recognizer) }
             if let mean {
                 do {
                     try recognizer.adapt(cepstralMean: mean.values)
@@ -213,6 +231,31 @@ public final class CommandListener: @unchecked Sendable {
                     preRoll.removeAll()
                     startListening(wakeWord: true)
                 }
+            }
+        }
+    }
+}
+
+extension CommandListener {
+    /// Runs the second recognizer on the utterance just decided by PocketSphinx, off the listener's thread, and
+    /// reports the outcome.
+    private func decide(_ result: VoiceResult, with second: SecondOpinion, released: ContinuousClock.Instant) {
+        let samples = recognizer.utteranceAudio
+        let state = recognizer.listeningState
+        let continuation = self.continuation
+        decider.async {
+            let report = second.decide(samples: samples, first: result, state: state)
+            let latency = ContinuousClock.now - released
+            continuation.yield(.checked(report))
+            if let command = report.decision.command {
+                continuation.yield(.recognized(command, latency: latency))
+            } else if report.decision.outcome == .askAgain {
+                continuation.yield(.askAgain(report, latency: latency))
+            } else {
+                var rejected = result
+                rejected.command = nil
+                rejected.rejection = report.decision.reason
+                continuation.yield(.rejected(rejected, latency: latency))
             }
         }
     }

@@ -18,6 +18,8 @@ public struct VoiceResult: Sendable, Equatable {
     public var everydayText: String = ""
     /// Audio length in seconds.
     public var duration: Double
+    /// The phone loop heard no speech sounds in it, only noise (``VoiceRecognizer/minimumSpeechFrames``).
+    public var noSpeech = false
 
     public var rejected: Bool { command == nil }
 }
@@ -160,6 +162,12 @@ public final class VoiceRecognizer {
     let everydayLoop: PocketSphinxDecoder?
     /// Words given pronunciations by the pronouncer (word → CMU phones), for diagnostics and tests.
     public private(set) var generatedPronunciations: [String: [String]] = [:]
+    /// Changes whenever the grammar or its slot phrases were loaded anew (for a second recognizer that follows them).
+    public var grammarGeneration: Int { generation }
+    /// Keep each utterance's audio as it came in (``utteranceAudio``), for a second recognizer.
+    public var keepsUtteranceAudio = false
+    /// The current (or last) utterance's audio as it came in, when ``keepsUtteranceAudio`` is on.
+    public private(set) var utteranceAudio: [Int16] = []
 
     public var parser: IntentParser { IntentParser(grammar: grammar) }
 
@@ -365,6 +373,7 @@ public final class VoiceRecognizer {
 
     public func begin() throws {
         samplesThisUtterance = 0
+        utteranceAudio.removeAll(keepingCapacity: true)
         if coldAudio != nil { coldAudio = [] }
         try decoder.begin()
         try phoneLoop?.begin()
@@ -375,6 +384,7 @@ public final class VoiceRecognizer {
     public func process(_ chunk: ArraySlice<Int16>) throws {
         samplesThisUtterance += chunk.count
         coldAudio?.append(contentsOf: chunk)
+        if keepsUtteranceAudio { utteranceAudio.append(contentsOf: chunk) }
         if let neural {
             try feedSuppressor(neural.process(chunk)[...])
         } else {
@@ -479,6 +489,7 @@ public final class VoiceRecognizer {
         let duration = Double(samplesThisUtterance) / Double(PocketSphinxDecoder.sampleRate)
         var result = VoiceResult(text: text, command: nil, heard: nil, confidence: 0, rejection: nil, features: features, duration: duration)
         result.everydayText = everydayText
+        result.noSpeech = noSpeech
         guard !text.isEmpty else { result.rejection = "nothing heard"; return result }
         guard let command = heard else {
             result.rejection = "the words match no command"

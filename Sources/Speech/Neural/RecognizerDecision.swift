@@ -1,0 +1,193 @@
+import Foundation
+
+extension Intent {
+    /// Word pairs whose swap in an intent's name turns it into the intent that undoes it.
+    static let undoingWords: [(String, String)] = [("on", "off"), ("mute", "unmute"), ("louder", "quieter"), ("faster", "slower"),
+                                                   ("metric", "imperial"), ("start", "stop"), ("save", "delete")]
+    /// Intents that undo each other although their names do not say so.
+    static let undoingIntents: [(Intent, Intent)] = [(.sleep, .wake), (.snooze, .wake), (.cancel, .redo)]
+
+    /// The intents that undo this one: callouts on and off, mute and unmute, louder and quieter, faster and slower,
+    /// metric and imperial, sleep (or snooze) and wake, undo and redo, save and delete. Derived from the intents' names,
+    /// so a new "…_on" intent gets its "…_off" without a list to keep up to date.
+    public var opposites: Set<Intent> {
+        var found = Set<Intent>()
+        let parts = rawValue.split(separator: "_").map(String.init)
+        for (a, b) in Self.undoingWords {
+            for (i, part) in parts.enumerated() where part == a || part == b {
+                var swapped = parts
+                swapped[i] = part == a ? b : a
+                if let other = Intent(rawValue: swapped.joined(separator: "_")) { found.insert(other) }
+            }
+        }
+        for (a, b) in Self.undoingIntents {
+            if self == a { found.insert(b) }
+            if self == b { found.insert(a) }
+        }
+        return found
+    }
+}
+
+/// When the two recognizers' evidence counts as strong, and when a transcript is too far from every command.
+/// Chosen by measuring on espeak-ng voices (docs/measurements.md, "Two recognizers").
+public struct DecisionThresholds: Sendable, Hashable, Codable {
+    /// A transcript snapped further than this is no command at all (out of grammar).
+    public var outOfGrammar: Double
+    /// A transcript snapped this close or closer is strong evidence for its command.
+    public var strongSnap: Double
+    /// PocketSphinx's confidence at or above which its command is strong evidence.
+    public var strongConfidence: Double
+
+    public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double) {
+        self.outOfGrammar = outOfGrammar
+        self.strongSnap = strongSnap
+        self.strongConfidence = strongConfidence
+    }
+
+    public static let standard = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9)
+}
+
+/// What PocketSphinx made of an utterance, as far as the decision needs it.
+public struct FirstOpinion: Sendable, Hashable {
+    /// The words it heard (empty for none).
+    public var text: String
+    /// The command it took, when its confidence passed.
+    public var command: RecognizedCommand?
+    /// The command its words parse to, taken or not.
+    public var heard: RecognizedCommand?
+    public var confidence: Double
+    /// Why it rejected the utterance, when it did.
+    public var rejection: String?
+    /// It heard no speech, only noise.
+    public var noSpeech: Bool
+
+    public init(text: String, command: RecognizedCommand?, heard: RecognizedCommand?, confidence: Double,
+                rejection: String? = nil, noSpeech: Bool = false) {
+        self.text = text
+        self.command = command
+        self.heard = heard
+        self.confidence = confidence
+        self.rejection = rejection
+        self.noSpeech = noSpeech
+    }
+
+    public init(_ result: VoiceResult) {
+        self.init(text: result.text, command: result.command, heard: result.heard ?? result.command, confidence: result.confidence,
+                  rejection: result.rejection, noSpeech: result.noSpeech)
+    }
+}
+
+/// What one utterance comes to once both recognizers have been heard, and why.
+public struct RecognizerDecision: Sendable, Hashable, Codable {
+    public enum Outcome: String, Sendable, Hashable, Codable {
+        /// Both recognizers heard the same command: taken.
+        case agreed
+        /// They disagreed and PocketSphinx's command had the stronger evidence: taken.
+        case firstRecognizer = "first_recognizer"
+        /// They disagreed and the transcript's command had the stronger evidence: taken.
+        case secondRecognizer = "second_recognizer"
+        /// No second opinion (none available, or not needed): PocketSphinx decided alone, taken.
+        case firstAlone = "first_alone"
+        /// They disagreed and neither could be taken: ask "Say that again?".
+        case askAgain = "ask_again"
+        /// The transcript is far from every command: not a command.
+        case outOfGrammar = "out_of_grammar"
+        /// PocketSphinx rejected it and no second opinion changed that.
+        case rejected
+    }
+
+    public var outcome: Outcome
+    /// The command taken, when one is.
+    public var command: RecognizedCommand?
+    /// Why, in words, for `listen --json` and the log.
+    public var reason: String
+
+    public init(outcome: Outcome, command: RecognizedCommand?, reason: String) {
+        self.outcome = outcome
+        self.command = command
+        self.reason = reason
+    }
+
+    /// Whether the same command: the same intent with the same slot values.
+    static func same(_ a: RecognizedCommand?, _ b: RecognizedCommand?) -> Bool {
+        guard let a, let b else { return false }
+        return a.intent == b.intent && a.slots == b.slots
+    }
+
+    /// Slots whose value is a new name the user makes up, which no list can hold: the transcript's own words for
+    /// them go into the "text" slot (to be read back before they are saved).
+    static let freeTextSlots: [Intent: String] = [.saveMarker: "name", .renameMarker: "new_name"]
+
+    /// `command` with the transcript's words for its made-up name in the "text" slot, when it has one and the
+    /// transcript meant the same intent.
+    static func withFreeText(_ command: RecognizedCommand, from snap: Snap) -> RecognizedCommand {
+        guard let intent = command.knownIntent, let slot = freeTextSlots[intent], snap.command?.intent == command.intent,
+              let text = snap.written[slot], !text.isEmpty else { return command }
+        var with = command
+        with.slots["text"] = text
+        return with
+    }
+
+    static func undoesAnother(_ c: RecognizedCommand) -> Bool {
+        guard let intent = c.knownIntent else { return true }   // unknown: be as careful as with the worst
+        return !intent.opposites.isEmpty
+    }
+
+    /// One decision from PocketSphinx's result and the snapped transcript of the same utterance (nil when there is no
+    /// second recognizer, or it failed on this utterance).
+    ///
+    /// - They agree (same intent and slots, whether or not PocketSphinx's confidence passed): taken.
+    /// - The transcript is further than ``DecisionThresholds/outOfGrammar`` from every command: not a command.
+    /// - They disagree: the one with strong evidence when the other's is not strong, unless its command undoes
+    ///   another (on/off, mute/unmute, …): those are taken only when both agree. Otherwise "Say that again?", never
+    ///   a guess.
+    /// - PocketSphinx heard no speech: nothing, whatever the transcript says (a neural model writes words into noise).
+    public static func decide(first: FirstOpinion, second: Snap?, thresholds: DecisionThresholds = .standard) -> RecognizerDecision {
+        guard let second else {
+            if let command = first.command {
+                return RecognizerDecision(outcome: .firstAlone, command: command, reason: "PocketSphinx alone")
+            }
+            return RecognizerDecision(outcome: .rejected, command: nil, reason: first.rejection ?? "rejected")
+        }
+        if first.noSpeech || first.text.isEmpty {
+            return RecognizerDecision(outcome: .rejected, command: nil, reason: first.rejection ?? "nothing heard")
+        }
+        let transcript = "\"\(second.heard.joined(separator: " "))\""
+        let distance = String(format: "%.2f", second.distance)
+        guard let snapped = second.command, second.distance <= thresholds.outOfGrammar else {
+            return RecognizerDecision(outcome: .outOfGrammar, command: nil,
+                                      reason: "the transcript \(transcript) is far from every command (distance \(distance))")
+        }
+        let heard = first.command ?? first.heard
+        if same(heard, snapped) {
+            var command = withFreeText(heard!, from: second)
+            command.confidence = max(first.confidence, 1 - second.distance)
+            return RecognizerDecision(outcome: .agreed, command: command, reason: "both heard \(snapped.intent) (distance \(distance))")
+        }
+        let secondStrong = second.distance <= thresholds.strongSnap
+        let firstCommand = first.command
+        let firstStrong = firstCommand != nil && first.confidence >= thresholds.strongConfidence
+        let rivals = "PocketSphinx heard \(heard?.intent ?? "no command") (\(String(format: "%.2f", first.confidence))), "
+            + "the transcript \(transcript) is \(snapped.intent) (distance \(distance))"
+        if secondStrong && !firstStrong && !undoesAnother(snapped) {
+            var command = withFreeText(snapped, from: second)
+            command.confidence = 1 - second.distance
+            return RecognizerDecision(outcome: .secondRecognizer, command: command, reason: rivals + "; the transcript is surer")
+        }
+        if let firstCommand, firstStrong && !secondStrong && !undoesAnother(firstCommand) {
+            return RecognizerDecision(outcome: .firstRecognizer, command: firstCommand, reason: rivals + "; PocketSphinx is surer")
+        }
+        let why = (secondStrong && undoesAnother(snapped)) || (firstStrong && firstCommand.map(undoesAnother) == true)
+            ? "; a command that undoes another needs both to agree" : "; neither is sure enough"
+        return RecognizerDecision(outcome: .askAgain, command: nil, reason: rivals + why)
+    }
+
+    /// Whether a second opinion can change what PocketSphinx decided: always, unless `everyUtterance` is false and
+    /// PocketSphinx took a command that undoes nothing with strong confidence. Never when PocketSphinx heard no speech.
+    public static func wantsSecondOpinion(_ first: FirstOpinion, everyUtterance: Bool, thresholds: DecisionThresholds = .standard) -> Bool {
+        if first.noSpeech || first.text.isEmpty { return false }
+        if everyUtterance { return true }
+        guard let command = first.command else { return true }
+        return undoesAnother(command) || first.confidence < thresholds.strongConfidence
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// What both recognizers made of one utterance and what was decided: for the log and `soundscape listen --json`.
+public struct TwoRecognizerReport: Sendable, Codable, Hashable {
+    /// PocketSphinx's words (empty for none) and its confidence.
+    public var firstText: String
+    public var firstConfidence: Double
+    /// The neural transcript as written, or nil when there was none (no second recognizer, not needed, or it failed).
+    public var transcript: String?
+    /// The sentence of the grammar it was moved to, and how far (``Snap/distance``).
+    public var snapped: String?
+    public var snapDistance: Double?
+    /// Why there is no transcript although a second recognizer is there (it failed on this utterance).
+    public var problem: String?
+    /// Milliseconds the transcriber took.
+    public var transcriberMilliseconds: Double?
+    public var decision: RecognizerDecision
+}
+
+/// The second recognizer beside PocketSphinx: runs the transcriber on the same utterance, with the live vocabulary as
+/// its prompt, snaps its transcript onto the grammar as listened for in the current state, and decides
+/// (``RecognizerDecision``). Built by the App with the transcriber it loaded.
+///
+/// ``prepare(from:)`` runs on the recognizer's thread whenever its grammar changed; ``decide(samples:first:state:)``
+/// may run on any thread (it blocks for the transcription), one utterance at a time.
+public final class SecondOpinion: Sendable {
+    public let transcriber: any Transcriber
+    public let thresholds: DecisionThresholds
+    /// Ask on every utterance; when false, only where the answer can change the outcome (``RecognizerDecision/wantsSecondOpinion(_:everyUtterance:thresholds:)``).
+    public let everyUtterance: Bool
+    let dictionary: PhoneDictionary
+
+    private struct Prepared: Sendable {
+        var generation = -1
+        var snappers: [ListeningState: GrammarSnapper] = [:]
+        var prompt = ""
+    }
+    private let prepared = Mutex(Prepared())
+
+    /// - Parameter dictionary: pronunciations of English words (the speech model's dictionary and Models/extra.dict);
+    ///   the recognizer's generated pronunciations of names are added by ``prepare(from:)``.
+    public init(transcriber: any Transcriber, dictionary: PhoneDictionary, thresholds: DecisionThresholds = .standard,
+                everyUtterance: Bool = true) {
+        self.transcriber = transcriber
+        self.dictionary = dictionary
+        self.thresholds = thresholds
+        self.everyUtterance = everyUtterance
+    }
+
+    /// Follows the recognizer's grammar and slot phrases when they changed since the last call (call on the
+    /// recognizer's thread, between utterances). Returns whether anything was rebuilt.
+    @discardableResult
+    public func prepare(from recognizer: VoiceRecognizer) -> Bool {
+        let generation = recognizer.grammarGeneration
+        guard prepared.withLock({ $0.generation }) != generation else { return false }
+        let grammar = recognizer.grammar
+        let words = dictionary.adding(recognizer.generatedPronunciations)
+        var snappers: [ListeningState: GrammarSnapper] = [:]
+        for state in ListeningState.allCases {
+            snappers[state] = GrammarSnapper(grammar: grammar.restricted(to: state.admits) ?? grammar, dictionary: words)
+        }
+        let prompt = Self.prompt(for: grammar)
+        prepared.withLock { $0 = Prepared(generation: generation, snappers: snappers, prompt: prompt) }
+        return true
+    }
+
+    /// The words to bias the transcriber toward, as sentences it might have written before: one command of each
+    /// intent ("Callouts off. Where am I? …"), then the names of markers, routes and places nearby as written
+    /// ("Kauppatori, Café Engel"). Whisper keeps the end of a long prompt, so the names come last, and the whole is
+    /// kept to about `limit` characters (Whisper reads at most 224 tokens of it). A list of bare words instead of
+    /// sentences made it write nonsense for a clean "callouts off" ("kel up the soft").
+    public static func prompt(for grammar: CommandGrammar, limit: Int = 700, namesLimit: Int = 300) -> String {
+        var names: [String] = []
+        var seen = Set<String>()
+        var length = 0
+        for source in ["markers", "routes", "places"] {
+            for phrase in grammar.phrases[source] ?? [] where length + phrase.value.count + 2 <= namesLimit
+                && seen.insert(phrase.value.lowercased()).inserted {
+                names.append(phrase.value)
+                length += phrase.value.count + 2
+            }
+        }
+        var sampler = GrammarSampler(grammar: grammar, seed: 1)
+        let parser = IntentParser(grammar: grammar)
+        var intents = Set<String>()
+        var sentences: [String] = []
+        for words in sampler.phrasings() {
+            guard let intent = parser.parse(words: words)?.intent, intents.insert(intent).inserted else { continue }
+            var sentence = words.joined(separator: " ")
+            sentence = sentence.prefix(1).uppercased() + sentence.dropFirst()
+            sentences.append(sentence + (["where", "what", "what's", "how"].contains(words.first ?? "") ? "?" : "."))
+        }
+        let tail = names.isEmpty ? "" : " " + names.joined(separator: ", ") + "."
+        var head = sentences.joined(separator: " ")
+        if head.count + tail.count > limit { head = String(head.suffix(max(0, limit - tail.count))) }
+        if let space = head.firstIndex(of: " "), head.count + tail.count >= limit { head = String(head[head.index(after: space)...]) }
+        return head + tail
+    }
+
+    /// The prompt in use (for the log and tests).
+    public var prompt: String { prepared.withLock { $0.prompt } }
+
+    /// Transcribes `samples` (the utterance PocketSphinx decided on), snaps and decides. Blocking.
+    public func decide(samples: [Int16], first: VoiceResult, state: ListeningState) -> TwoRecognizerReport {
+        let opinion = FirstOpinion(first)
+        let (snapper, prompt) = prepared.withLock { ($0.snappers[state], $0.prompt) }
+        var report = TwoRecognizerReport(firstText: first.text, firstConfidence: first.confidence,
+                                         decision: RecognizerDecision.decide(first: opinion, second: nil, thresholds: thresholds))
+        guard RecognizerDecision.wantsSecondOpinion(opinion, everyUtterance: everyUtterance, thresholds: thresholds) else { return report }
+        guard let snapper else {
+            report.problem = "the second recognizer has no grammar yet"
+            return report
+        }
+        let floats = samples.map { Float($0) / 32_768 }
+        do {
+            let transcript = try transcriber.transcribe(floats, prompt: prompt)
+            let snap = snapper.snap(transcript.text)
+            report.transcript = transcript.text
+            report.transcriberMilliseconds = transcript.milliseconds
+            report.snapped = snap.sentence.joined(separator: " ")
+            report.snapDistance = (snap.distance * 1000).rounded() / 1000
+            report.decision = RecognizerDecision.decide(first: opinion, second: snap, thresholds: thresholds)
+        } catch {
+            // PocketSphinx alone, as without a second recognizer, except that a command that undoes another is never
+            // taken unchecked; the reason is in the report.
+            report.problem = "the second recognizer failed: \(error)"
+            if let command = report.decision.command, RecognizerDecision.undoesAnother(command) {
+                report.decision = RecognizerDecision(outcome: .askAgain, command: nil,
+                                                     reason: "PocketSphinx heard \(command.intent), which undoes another command, and the second recognizer could not check it")
+            }
+        }
+        return report
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Speech
+import Testing
+
+@Suite("One decision from two recognizers")
+struct RecognizerDecisionTests {
+    static func command(_ intent: String, _ slots: [String: String] = [:]) -> RecognizedCommand {
+        RecognizedCommand(intent: intent, slots: slots, confidence: 1, words: intent.replacingOccurrences(of: "_", with: " "))
+    }
+
+    /// PocketSphinx's opinion: `taken` when its confidence passed.
+    static func first(_ intent: String?, confidence: Double, taken: Bool = true, slots: [String: String] = [:]) -> FirstOpinion {
+        let heard = intent.map { command($0, slots) }
+        return FirstOpinion(text: intent.map { $0.replacingOccurrences(of: "_", with: " ") } ?? "something", command: taken ? heard : nil,
+                            heard: heard, confidence: confidence, rejection: taken ? nil : "low confidence")
+    }
+
+    static func snap(_ intent: String?, distance: Double, slots: [String: String] = [:]) -> Snap {
+        Snap(heard: ["transcript"], sentence: intent.map { [$0] } ?? [], command: intent.map { command($0, slots) },
+             distance: distance, wordDistance: distance)
+    }
+
+    @Test func whenBothHearTheSameCommandItIsTaken() {
+        let d = RecognizerDecision.decide(first: Self.first("callouts_off", confidence: 0.8), second: Self.snap("callouts_off", distance: 0.05))
+        #expect(d.outcome == .agreed)
+        #expect(d.command?.intent == "callouts_off")
+        // Agreement also rescues a command PocketSphinx heard but was not sure of.
+        let unsure = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.2, taken: false),
+                                               second: Self.snap("where_am_i", distance: 0.1))
+        #expect(unsure.outcome == .agreed)
+        #expect(unsure.command?.intent == "where_am_i")
+    }
+
+    @Test func theOppositeOfWhatWasSaidIsNeverTakenOnOneRecognizersWord() {
+        // The case: "callouts off" heard by PocketSphinx as callouts_on, with near-certain confidence.
+        let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99), second: Self.snap("callouts_off", distance: 0))
+        #expect(d.outcome == .askAgain)
+        #expect(d.command == nil)
+        // PocketSphinx sure, the transcript further off: still not taken, since callouts_on undoes callouts_off.
+        let weak = RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.99), second: Self.snap("unmute_beacon", distance: 0.3))
+        #expect(weak.outcome == .askAgain)
+        // The transcript sure, PocketSphinx heard nothing it could parse: a command that undoes another needs both.
+        let alone = RecognizerDecision.decide(first: Self.first(nil, confidence: 0, taken: false), second: Self.snap("speak_faster", distance: 0))
+        #expect(alone.outcome == .askAgain)
+        #expect(alone.command == nil)
+    }
+
+    @Test func onDisagreementTheStrongerEvidenceWinsOrItAsksAgain() {
+        let second = RecognizerDecision.decide(first: Self.first("repeat", confidence: 0.6), second: Self.snap("where_am_i", distance: 0.05))
+        #expect(second.outcome == .secondRecognizer)
+        #expect(second.command?.intent == "where_am_i")
+        let first = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.97), second: Self.snap("around_me", distance: 0.25))
+        #expect(first.outcome == .firstRecognizer)
+        #expect(first.command?.intent == "where_am_i")
+        let both = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.97), second: Self.snap("around_me", distance: 0.05))
+        #expect(both.outcome == .askAgain)
+        let neither = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.6), second: Self.snap("around_me", distance: 0.25))
+        #expect(neither.outcome == .askAgain)
+        // Same intent, another place: a disagreement too.
+        let place = RecognizerDecision.decide(first: Self.first("set_beacon", confidence: 0.7, slots: ["place": "Kasarmitori"]),
+                                              second: Self.snap("set_beacon", distance: 0.08, slots: ["place": "Kauppatori"]))
+        #expect(place.outcome == .secondRecognizer)
+        #expect(place.command?.slots["place"] == "Kauppatori")
+    }
+
+    @Test func aTranscriptFarFromEveryCommandIsNoCommandWhateverPocketSphinxSays() {
+        let thresholds = DecisionThresholds.standard
+        let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),
+                                          second: Self.snap("callouts_on", distance: thresholds.outOfGrammar + 0.01))
+        #expect(d.outcome == .outOfGrammar)
+        #expect(d.command == nil)
+        let empty = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.99),
+                                              second: Snap(heard: [], sentence: [], command: nil, distance: 1, wordDistance: 1))
+        #expect(empty.outcome == .outOfGrammar)
+    }
+
+    @Test func withoutASecondOpinionPocketSphinxDecidesAlone() {
+        let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99), second: nil)
+        #expect(d.outcome == .firstAlone)
+        #expect(d.command?.intent == "callouts_on")
+        let rejected = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.2, taken: false), second: nil)
+        #expect(rejected.outcome == .rejected)
+        // Noise alone: whatever the transcript says.
+        var noise = Self.first("stop", confidence: 0.9, taken: false)
+        noise.noSpeech = true
+        #expect(RecognizerDecision.decide(first: noise, second: Self.snap("stop", distance: 0)).outcome == .rejected)
+        #expect(!RecognizerDecision.wantsSecondOpinion(noise, everyUtterance: true))
+    }
+
+    @Test func aSecondOpinionIsSkippedOnlyWhereItCannotChangeTheOutcome() {
+        #expect(RecognizerDecision.wantsSecondOpinion(Self.first("where_am_i", confidence: 0.99), everyUtterance: true))
+        #expect(!RecognizerDecision.wantsSecondOpinion(Self.first("where_am_i", confidence: 0.99), everyUtterance: false))
+        #expect(RecognizerDecision.wantsSecondOpinion(Self.first("where_am_i", confidence: 0.5), everyUtterance: false))
+        #expect(RecognizerDecision.wantsSecondOpinion(Self.first("callouts_on", confidence: 0.99), everyUtterance: false))
+        #expect(RecognizerDecision.wantsSecondOpinion(Self.first("where_am_i", confidence: 0.3, taken: false), everyUtterance: false))
+    }
+
+    @Test func commandsThatUndoEachOtherArePairedFromTheirNames() {
+        let pairs: [(Intent, Intent)] = [(.calloutsOn, .calloutsOff), (.muteBeacon, .unmuteBeacon), (.speechLouder, .speechQuieter),
+                                         (.beaconLouder, .beaconQuieter), (.soundsLouder, .soundsQuieter), (.speakFaster, .speakSlower),
+                                         (.useMetric, .useImperial), (.sleep, .wake), (.snooze, .wake), (.placesOn, .placesOff),
+                                         (.mobilityOn, .mobilityOff), (.beaconDistanceOn, .beaconDistanceOff), (.cancel, .redo),
+                                         (.startRoute, .stopRoute), (.saveMarker, .deleteMarker)]
+        for (a, b) in pairs {
+            #expect(a.opposites.contains(b), "\(a) should undo \(b)")
+            #expect(b.opposites.contains(a), "\(b) should undo \(a)")
+        }
+        for intent in [Intent.whereAmI, .aroundMe, .setBeacon, .help, .repeatLast, .beaconVolume] {
+            #expect(intent.opposites.isEmpty, "\(intent) undoes nothing")
+        }
+        // Every intent whose name ends in an undoing word has its pair (a new "x_on" without "x_off" would show here).
+        for intent in Intent.allCases where ["on", "off", "louder", "quieter"].contains(where: { intent.rawValue.hasSuffix("_" + $0) }) {
+            #expect(!intent.opposites.isEmpty, "\(intent) has no opposite")
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Speech
+import Synchronization
+import Testing
+
+/// A transcriber that writes what it is told to, and remembers what it was given.
+final class ScriptedTranscriber: Transcriber {
+    struct Call: Sendable { var samples: Int; var prompt: String }
+    private let state: Mutex<(text: String?, calls: [Call])>
+
+    /// - Parameter text: what it writes; nil to fail.
+    init(_ text: String?) { state = Mutex((text, [])) }
+
+    var calls: [Call] { state.withLock { $0.calls } }
+
+    struct Failure: Error, CustomStringConvertible { var description: String { "the model file is damaged" } }
+
+    func transcribe(_ samples: [Float], prompt: String) throws -> Transcript {
+        let text = state.withLock { s in
+            s.calls.append(Call(samples: samples.count, prompt: prompt))
+            return s.text
+        }
+        guard let text else { throw Failure() }
+        return Transcript(text: text, milliseconds: 1)
+    }
+}
+
+/// The second recognizer beside the real PocketSphinx recognizer, with a scripted transcriber.
+@Suite("A second opinion on the same utterance", .serialized)
+struct SecondOpinionTests {
+    /// A recognizer of this suite's own (recognizers are not thread-safe, and other suites run beside this one).
+    nonisolated(unsafe) static let recognizer: VoiceRecognizer = RecognizerTests.makeRecognizer()
+
+    static func opinion(_ transcriber: ScriptedTranscriber, recognizer: VoiceRecognizer) throws -> SecondOpinion {
+        let dictionary = try #require(SnapperFixture.base)
+        let opinion = SecondOpinion(transcriber: transcriber, dictionary: dictionary)
+        #expect(opinion.prepare(from: recognizer))
+        #expect(!opinion.prepare(from: recognizer), "nothing changed: nothing to rebuild")
+        return opinion
+    }
+
+    @Test func theTranscriptOfTheSameAudioWithTheLiveVocabularyDecidesWithPocketSphinx() throws {
+        let recognizer = Self.recognizer
+        let samples = try RecognizerTests.speech("callouts off")
+        let result = try recognizer.recognize(samples)
+        // Heard cold, PocketSphinx sometimes takes it for "callouts on" itself; the transcript says the other.
+        let heard = try #require(result.command?.intent, "PocketSphinx alone: \(result)")
+        try #require(["callouts_on", "callouts_off"].contains(heard), "PocketSphinx alone: \(result)")
+        let other = heard == "callouts_on" ? "callouts off" : "callouts on"
+
+        let opposite = ScriptedTranscriber(other.prefix(1).uppercased() + other.dropFirst() + ".")
+        let report = try Self.opinion(opposite, recognizer: recognizer).decide(samples: samples, first: result, state: .awake)
+        #expect(report.decision.outcome == .askAgain, "\(report)")
+        #expect(report.decision.command == nil)
+        #expect(report.snapped == other)
+        #expect(report.snapDistance == 0)
+        // The same audio, and a prompt with the command words and the places nearby.
+        let call = try #require(opposite.calls.first)
+        #expect(call.samples == samples.count)
+        #expect(call.prompt.lowercased().contains("callouts off"), "\(call.prompt)")
+        #expect(call.prompt.contains("Kauppatori") && call.prompt.contains("Fazer Café"), "\(call.prompt)")
+
+        let same = ScriptedTranscriber(heard.replacingOccurrences(of: "_", with: " "))
+        let agreed = try Self.opinion(same, recognizer: recognizer).decide(samples: samples, first: result, state: .awake)
+        #expect(agreed.decision.outcome == .agreed)
+        #expect(agreed.decision.command?.intent == heard)
+    }
+
+    @Test func aFailingTranscriberLeavesPocketSphinxToDecideAndSaysWhy() throws {
+        let recognizer = Self.recognizer
+        let samples = try RecognizerTests.speech("where am i")
+        let result = try recognizer.recognize(samples)
+        let report = try Self.opinion(ScriptedTranscriber(nil), recognizer: recognizer).decide(samples: samples, first: result, state: .awake)
+        #expect(report.decision.outcome == (result.command == nil ? .rejected : .firstAlone))
+        #expect(report.decision.command == result.command)
+        #expect(report.problem?.contains("the model file is damaged") == true, "\(report)")
+
+        // A command that undoes another is not taken unchecked.
+        let off = try RecognizerTests.speech("callouts off")
+        let heard = try recognizer.recognize(off)
+        try #require(heard.command?.intent == "callouts_off", "\(heard)")
+        let unchecked = try Self.opinion(ScriptedTranscriber(nil), recognizer: recognizer).decide(samples: off, first: heard, state: .awake)
+        #expect(unchecked.decision.outcome == .askAgain, "\(unchecked)")
+        #expect(unchecked.decision.command == nil)
+    }
+
+    /// Audio that is all there at once, then silence; it releases the key itself once the utterance is read.
+    final class OneUtterance: AudioCapture, @unchecked Sendable {
+        var samples: [Int16]
+        var release: (() -> Void)?
+        init(_ samples: [Int16]) { self.samples = samples }
+        func read(frames: Int) throws -> [Int16] {
+            if samples.isEmpty {
+                release?()
+                release = nil
+                Thread.sleep(forTimeInterval: 0.002)
+                return [Int16](repeating: 0, count: frames)
+            }
+            let chunk = Array(samples.prefix(frames))
+            samples.removeFirst(chunk.count)
+            return chunk + [Int16](repeating: 0, count: frames - chunk.count)
+        }
+    }
+
+    @Test func theListenerSaysHeardAtOnceThenDecidesWithBothRecognizers() async throws {
+        let recognizer = Self.recognizer
+        let samples = try RecognizerTests.speech("callouts off")
+        let capture = OneUtterance(samples)
+        // Whatever PocketSphinx hears, a transcript of another command that undoes one cannot be taken alone.
+        let transcriber = ScriptedTranscriber("Mute the beacon.")
+        let dictionary = try #require(SnapperFixture.base)
+        let listener = CommandListener(recognizer: recognizer, capture: capture,
+                                       secondOpinion: SecondOpinion(transcriber: transcriber, dictionary: dictionary))
+        capture.release = { listener.send(.release) }
+        listener.send(.press)
+        listener.start()
+        var seen: [String] = []
+        for await event in listener.events {
+            switch event {
+            case .listening: seen.append("listening")
+            case .released: seen.append("released")
+            case .checked(let report): seen.append("checked \(report.transcript ?? "-")")
+            case .askAgain: seen.append("ask again")
+            case .recognized(let command, _): seen.append("recognized \(command.intent)")
+            case .rejected(let result, _): seen.append("rejected \(result.rejection ?? "")")
+            case .cancelled: seen.append("cancelled")
+            case .problem(let message): seen.append("problem \(message)")
+            }
+            if seen.count >= 4 { break }
+        }
+        // The listener's thread has ended (and left the recognizer) when its events end.
+        listener.stop()
+        for await _ in listener.events {}
+        #expect(seen == ["listening", "released", "checked Mute the beacon.", "ask again"], "\(seen)")
+        #expect(transcriber.calls.first?.samples ?? 0 >= samples.count, "the transcriber had all of the utterance")
+    }
+}
