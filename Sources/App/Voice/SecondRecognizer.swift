@@ -8,9 +8,7 @@ public enum SecondRecognizer {
     /// (`$SOUNDSCAPE_DATA/whisper/`); throws a ``WhisperError`` naming the file and the fix when they are missing,
     /// damaged or of another version.
     public static func defaultTranscriber(paths: ProjectPaths) throws -> (any Transcriber)? {
-        let folder = paths.data().appendingPathComponent("whisper")
-        return try WhisperTranscriber(library: folder.appendingPathComponent("libsoundscape-whisper.so").path,
-                                      model: folder.appendingPathComponent("ggml-tiny.en.bin").path)
+        try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path)
     }
 
     /// The second opinion, or nil and the problem to say once: "PocketSphinx alone decides" (spoken and printed by the caller).
