@@ -77,6 +77,13 @@ public struct RoadNetwork: Sendable {
         }.sorted { $0.bearing < $1.bearing }
     }
 
+    /// The names of the roads at `node` other than `besides`, each once, clockwise from north.
+    public func roadNames(at node: Int64, besides: [String]) -> [String] {
+        var names: [String] = []
+        for leg in legs(at: node) where !besides.contains(leg.name) && !names.contains(leg.name) { names.append(leg.name) }
+        return names
+    }
+
     /// The number of road directions at `node`.
     public func degree(of node: Int64) -> Int { roadAdjacency[node]?.count ?? 0 }
 
