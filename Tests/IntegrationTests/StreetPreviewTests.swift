@@ -118,3 +118,26 @@ extension VoiceEndToEndTests {
         #expect(output.contains("Preview ended. Back at your real position:"), "\(output)")
     }
 }
+
+extension DemoTests {
+    /// The bundled script's Street Preview part: started on Keskuskatu, two moves and a turn, "where am I" answered
+    /// for the walker, then back at the real position.
+    @Test func theDemoPreviewsTheWayAheadAndComesBack() throws {
+        let result = try Soundscape.run(["demo", "--no-play", "--json", "--from", "1:10", "--until", "1:48",
+                                         "--output", Self.scratch("preview.wav"), "--db", Soundscape.helsinkiDatabase])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let entries = try Self.entries(result.stdout)
+        let intents = entries.filter { $0.kind == "command" }.compactMap(\.intent)
+        #expect(intents.first == "start_preview" && intents.last == "end_preview", "\(intents)")
+        #expect(intents.filter { $0 == "preview_forward" }.count == 2, "\(intents)")
+        let replies = entries.filter { $0.kind == "reply" }.compactMap(\.text)
+        let started = try #require(replies.firstIndex { $0.hasPrefix("Starting Street Preview along ") }, "\(replies)")
+        let ended = try #require(replies.firstIndex(of: "Preview ended. Back at your real position:"), "\(replies)")
+        #expect(replies[started..<ended].filter { $0.contains(" meters along ") }.count == 2, "\(replies)")
+        // Where am I for the walker (after a left turn, on another street) and then for the real walker.
+        let previewed = try #require(replies[started..<ended].last { $0.hasPrefix("Heading ") }, "\(replies)")
+        let real = try #require(replies[ended...].first { $0.hasPrefix("Heading ") || $0.hasPrefix("Facing ") }, "\(replies)")
+        #expect(previewed != real, "\(previewed) / \(real)")
+        #expect(real.hasSuffix("along Keskuskatu"), "\(real)")
+    }
+}
