@@ -66,7 +66,8 @@ public final class SystemGenerator: ManualGenerator, AutomaticGenerator {
         if context.markers != nil { keys.append("help.nearby_markers") }
         if context.beacon != nil { keys.append("help.where_is_beacon") }
         keys += context.behaviorHelpKeys
-        if !context.history.isEmpty { keys.append("help.repeat") }
+        if context.map != nil && !context.behaviorNames.contains(PreviewBehavior.behaviorName) { keys.append("help.start_preview") }
+        if !context.history.isEmpty { keys += ["help.repeat", "help.history"] }
         keys += ["help.stop", context.settings.automaticCallouts ? "help.callouts_off" : "help.callouts_on",
                  "help.gps_accuracy", "help.routes", "help.settings", "help.units", "help.undo", "help.sleep", "help.snooze",
                  "help.help", "help.quit"]
