@@ -72,6 +72,7 @@ extension Assistant {
             processor.post(GenericAnnouncementEvent(table("preview.ended_unknown")))
             return
         }
+        headings.location = fix.coordinate
         processor.post(LocationUpdatedEvent(fix: fix, headings: headings.pipelineHeadings))
         processor.post(ExplorationEvent(.locate, lead: table("preview.ended")))
         await processor.flush()
