@@ -81,13 +81,14 @@ struct GrammarTests {
         grammar.setPhrases(["Front Door"].map(SlotPhrase.init(name:)), for: "markers")
         let shared = grammar.decoderJSGF(), asWritten = grammar.decoderJSGF(sharingEndings: false)
         let top = try #require(shared.split(separator: "\n").first { $0.hasPrefix("public ") })
-        // The commands that end in a place: one copy after "on", "at", "to" and "marker" each, and one after "search"
-        // or "find" (find.gram).
-        #expect(top.components(separatedBy: "<place_>").count == 6, "\(top)")
+        // The commands that end in a place: one copy after "on", "at", "to", "marker" and "preview" each, and one after
+        // "search" or "find" (find.gram).
+        #expect(top.components(separatedBy: "<place_>").count == 7, "\(top)")
         #expect(top.contains("(search [for] | find) <place_>"), "\(top)")
         #expect(top.contains("(set beacon on | set a beacon on) <place_>"), "\(top)")
         #expect(top.contains("(guide me to | take me to | walk me to | navigate to) <place_>"), "\(top)")
-        #expect(top.contains("| set beacon at <place_> |") && top.contains("| set beacon on marker <place_> |"), "\(top)")
+        #expect(top.contains("(set beacon at | preview at | start preview at) <place_>"), "\(top)")
+        #expect(top.contains("| set beacon on marker <place_> |") && top.contains("| preview <place_> |"), "\(top)")
         // Rules that only name another count as that one: <name_label> and <new_name> are <marker_label>.
         #expect(top.contains("(save marker as | mark this place as | save this place as | save the beacon as) <marker_label_>"), "\(top)")
         #expect(top.contains("rename marker <name_marker_> to <marker_label_>"), "\(top)")

@@ -15,7 +15,11 @@ import Speech
 /// a walk is replayed.
 public final class Assistant: Sendable {
     public let processor: EventProcessor
-    private let output: any ReplyOutput
+    let output: any ReplyOutput
+    /// The map (Street Preview's roads); nil when none is loaded.
+    let map: SpatialDataView?
+    /// Street Preview, while it runs.
+    let preview = Locked<PreviewSession?>(nil)
     /// The phrases and units in force (they change with "use imperial", "language german").
     let phrasing: Locked<Phrasing>
     var table: StringTable { phrasing.value.table }
@@ -27,6 +31,8 @@ public final class Assistant: Sendable {
     let undoHistory = Locked(UndoHistory(limit: 10))
     /// Set when time follows the fixes (replayed walks): each fix moves it to its timestamp.
     private let fixClock: SimulatedClock?
+    /// The pipeline's time now (the fixes' time on replayed walks).
+    var pipelineNow: Date { fixClock?.now ?? Date() }
     /// Beacon, markers and routes; nil: their commands are not available.
     public let guidance: GuidanceSetup?
     /// Headings from the location stage's heading sources (`run`); until one reports, the fixes' course is used.
@@ -46,6 +52,7 @@ public final class Assistant: Sendable {
                 headingControl: (any HeadingControl)? = nil) {
         self.intents = intents
         self.headingControl = headingControl
+        self.map = map
         var sessionSettings = Settings()
         sessionSettings.units = phrasing.distances.units == .imperial ? "imperial" : "metric"
         sessionSettings.language = phrasing.table.language
@@ -86,6 +93,8 @@ public final class Assistant: Sendable {
         switch event {
         case .fix(let fix):
             fixClock?.advance(to: fix.timestamp)
+            // Street Preview: the walker stays where it is; the real position is kept for the return.
+            if keepDuringPreview(fix) { break }
             headings.location = fix.coordinate
             processor.post(LocationUpdatedEvent(fix: fix, headings: headings.pipelineHeadings))
             await guidance?.update(location: fix.coordinate, now: fix.timestamp)
@@ -107,6 +116,8 @@ public final class Assistant: Sendable {
     /// matter to what it says (a new source, or 5° or more).
     public func handle(_ update: HeadingUpdate) async {
         let tellPipeline = headings.store(update)
+        // Street Preview: the walker's heading is the pipeline's and the listener's; real ones wait for the return.
+        if isPreviewing { return }
         if let location = headings.location {
             await output.moveListener(to: location, heading: headings.listenerHeading)
         }
@@ -173,6 +184,7 @@ public final class Assistant: Sendable {
         case .undo: await undo()
         case .redo: await redo()
         case .facing(let degrees): await face(degrees, words: command.words)
+        case .preview(let request): await perform(request)
         case .quit:
             processor.post(GenericAnnouncementEvent(table("status.goodbye")))
             await settle()

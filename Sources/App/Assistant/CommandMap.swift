@@ -24,6 +24,16 @@ public enum AssistantAction: Sendable {
     /// A beacon, marker or route command for the Guidance stage.
     case guidance(GuidanceRequest)
     case quit
+    /// Street Preview: start (here, or at a place), end, or move the walker.
+    case preview(PreviewRequest)
+}
+
+/// What a Street Preview command asks for.
+public enum PreviewRequest: Sendable, Equatable {
+    /// nil: from the real position.
+    case start(place: String?)
+    case end
+    case move(PreviewCommandEvent.Command)
 }
 
 /// The App's command map: a recognised command (spoken or typed) becomes a user-initiated event or a control of
@@ -53,6 +63,8 @@ public enum AssistantAction: Sendable {
 /// | redo | put back what the last undo took back (``UndoHistory``) |
 /// | facing | ``HeadingControl/setManualHeading(_:)`` |
 /// | quit | leave the program |
+/// | start_preview, end_preview, preview_forward / turn_left / turn_right / turn_around / back | ``PreviewRequest``: the Assistant starts and ends ``PreviewBehavior``; moves are ``PreviewCommandEvent``s |
+/// | repeat_previous, list_history | ``RepeatCalloutEvent`` (earlier), ``ListCalloutHistoryEvent`` (SystemGenerator) |
 /// | a command without its place or name | ``UnavailableCommandEvent``: "Sorry, … is not available yet" |
 public enum CommandMap {
     public static func action(for command: RecognizedCommand) -> AssistantAction {
@@ -118,6 +130,15 @@ public enum CommandMap {
         case .mobilityOff: return .setting(.mobility(false))
         case .beaconDistanceOn: return .setting(.beaconDistance(true))
         case .beaconDistanceOff: return .setting(.beaconDistance(false))
+        case .startPreview: return .preview(.start(place: command.slots["place"].flatMap { $0.isEmpty ? nil : $0 }))
+        case .endPreview: return .preview(.end)
+        case .previewForward: return .preview(.move(.forward))
+        case .previewTurnLeft: return .preview(.move(.turnLeft))
+        case .previewTurnRight: return .preview(.move(.turnRight))
+        case .previewTurnAround: return .preview(.move(.turnAround))
+        case .previewBack: return .preview(.move(.back))
+        case .repeatPrevious: return .post(RepeatCalloutEvent(earlier: true))
+        case .listHistory: return .post(ListCalloutHistoryEvent(count: 5))
         }
     }
 

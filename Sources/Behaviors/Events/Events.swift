@@ -12,12 +12,16 @@ public struct LocationUpdatedEvent: StateChangedEvent {
     public var headings: Headings?
     /// How the user moves; nil lets the pipeline classify it from the GPS speed.
     public var motion: MotionState?
+    /// Street Preview's virtual walker, which jumps from place to place: the generators' "5 s since the last
+    /// update" waits do not apply, and places are called out from 10 m farther (spec §3.2).
+    public var isPreview: Bool
     public var distribution: EventDistribution { .broadcast }
 
-    public init(fix: LocationFix, headings: Headings? = nil, motion: MotionState? = nil) {
+    public init(fix: LocationFix, headings: Headings? = nil, motion: MotionState? = nil, isPreview: Bool = false) {
         self.fix = fix
         self.headings = headings
         self.motion = motion
+        self.isPreview = isPreview
     }
 }
 
@@ -84,15 +88,26 @@ public struct ExplorationEvent: UserInitiatedEvent {
     /// commands leave this off: asking again answers again (spec §16 maps "press the same button again" to
     /// "stop"), so a question asked twice is never swallowed.
     public var stopsItsOwnAnswer: Bool
-    public init(_ mode: ExplorationMode, stopsItsOwnAnswer: Bool = false) {
+    /// Said before the answer ("Preview ended. Back at your real position:").
+    public var lead: String?
+    public init(_ mode: ExplorationMode, stopsItsOwnAnswer: Bool = false, lead: String? = nil) {
         self.mode = mode
         self.stopsItsOwnAnswer = stopsItsOwnAnswer
+        self.lead = lead
     }
 }
 
-/// Say the newest callout of the history again, from here.
+/// Say the newest callout of the history again, from here; `earlier`: the one before the last one repeated
+/// (asked again, one further back each time).
 public struct RepeatCalloutEvent: UserInitiatedEvent {
-    public init() {}
+    public var earlier: Bool
+    public init(earlier: Bool = false) { self.earlier = earlier }
+}
+
+/// Say the last `count` callouts of the history again, newest first.
+public struct ListCalloutHistoryEvent: UserInitiatedEvent {
+    public var count: Int
+    public init(count: Int = 5) { self.count = count }
 }
 
 /// Read the commands available now.

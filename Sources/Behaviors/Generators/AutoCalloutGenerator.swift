@@ -29,6 +29,8 @@ public final class AutoCalloutGenerator: ManualGenerator, AutomaticGenerator {
     public static let minimumMove = 5.0
     public static let minimumInterval = 5.0
     public static let delay = 0.75
+    /// Metres added to the trigger ranges in Street Preview (spec §3.2).
+    public static let previewExtraRange = 10.0
 
     private var last: (point: Coordinate, time: Date)?
     private var announced: [String: Announced] = [:]
@@ -64,10 +66,12 @@ public final class AutoCalloutGenerator: ManualGenerator, AutomaticGenerator {
             for subject in notHeard.subjects { announced[subject] = nil }
             return .noAction
         }
-        guard event is LocationUpdatedEvent, context.settings.automaticCallouts,
+        guard let update = event as? LocationUpdatedEvent, context.settings.automaticCallouts,
               let here = context.user.location, let map = context.map else { return nil }
         let inVehicle = context.user.inVehicle
-        if let last {
+        // Street Preview: no waiting between the walker's jumps, and 10 m farther.
+        let previewExtra = update.isPreview ? Self.previewExtraRange : 0
+        if !update.isPreview, let last {
             let interval = inVehicle ? Self.minimumInterval * 4 : Self.minimumInterval
             let move = inVehicle ? max(Self.minimumMove, context.user.speed * Self.minimumInterval) : Self.minimumMove
             guard here.distance(to: last.point) > move, context.now.timeIntervalSince(last.time) > interval else { return nil }
@@ -79,7 +83,7 @@ public final class AutoCalloutGenerator: ManualGenerator, AutomaticGenerator {
             context.now.timeIntervalSince(entry.time) < Self.reannounceAfter && here.distance(to: entry.point) <= entry.proximity
         }
 
-        let radius = inVehicle ? Self.radius * 6 : Self.radius
+        let radius = (inVehicle ? Self.radius * 6 : Self.radius) + previewExtra
         // The 10 nearest eligible features, nearest first (in a vehicle only landmarks and bus stops are eligible).
         let candidates = ((try? map.features(near: here, radius: radius)) ?? [])
             .filter { item in
@@ -95,7 +99,8 @@ public final class AutoCalloutGenerator: ManualGenerator, AutomaticGenerator {
         let language = context.table.language
         for item in candidates {
             let feature = item.feature
-            let range = CalloutRange.for(feature.superCategory, inVehicle: inVehicle)
+            var range = CalloutRange.for(feature.superCategory, inVehicle: inVehicle)
+            if range.trigger > 0 { range.trigger += previewExtra }
             guard range.trigger > 0, Self.senseEnabled(feature.superCategory, settings: context.settings),
                   item.distance <= range.trigger else { continue }
             if let beacon = context.beacon, beacon.featureKey == feature.key, feature.superCategory != .navilens { continue }

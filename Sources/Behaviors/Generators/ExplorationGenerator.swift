@@ -38,7 +38,9 @@ public final class ExplorationGenerator: ManualGenerator {
         var preface: String?
         switch mode {
         case .locate:
-            guard let result = try? map.reverseGeocode(here) else { return Self.problem(table("status.no_map")) }
+            guard let result = try? map.reverseGeocode(here, heading: context.user.headings.collection) else {
+                return Self.problem(table("status.no_map"))
+            }
             callouts = LocationCallouts.myLocation(result, language: language)
         case .aroundMe:
             let (heading, fallback) = Self.answerHeading(context.user.headings.collection, user: context.user)
@@ -64,7 +66,8 @@ public final class ExplorationGenerator: ManualGenerator {
                 if found.count >= Self.aheadLimit || radius >= Self.maximumRadius { break }
                 radius += Self.radiusStep
             }
-            callouts = found.map { PlaceCallouts.feature($0, style: .exploration, language: language, fallbackHeading: fallback?.heading) }
+            callouts = Self.roadAhead(of: here, heading: heading, map: map, context: context)
+                + found.map { PlaceCallouts.feature($0, style: .exploration, language: language, fallbackHeading: fallback?.heading) }
             preface = fallback?.words(table)
         case .nearbyMarkers:
             empty = "explore.no_markers"
@@ -77,7 +80,38 @@ public final class ExplorationGenerator: ManualGenerator {
             callouts = [.text(table(empty), kind: .exploration)]
         }
         if let preface { callouts.insert(.text(preface, kind: .exploration), at: 0) }
-        return .playCallouts(CalloutGroup(callouts, action: .interruptAndClear, label: label, playModeSounds: true))
+        let lead = event.lead.map { Callout.text($0, kind: .exploration) }
+        return .playCallouts(CalloutGroup(callouts, action: .interruptAndClear, label: label, prefix: lead, playModeSounds: true))
+    }
+
+    /// Walking along a road: a bend of it ahead ("The road bends left in 30 meters") and the next intersection
+    /// along it ("Intersection with Mannerheimintie in 80 meters") or its end, each heard from where it is.
+    static func roadAhead(of here: Coordinate, heading: Double, map: SpatialDataView, context: GeneratorContext) -> [Callout] {
+        guard let network = try? map.roadNetwork(), let stretch = network.ahead(of: here, heading: heading),
+              stretch.length >= 1 else { return [] }
+        let table = context.table
+        let distances = context.phrasing.distances
+        var callouts: [Callout] = []
+        if let bend = RoadNetwork.firstBend(on: stretch) {
+            let key = bend.turn > 0 ? "ahead.bend_right" : "ahead.bend_left"
+            callouts.append(.text(table(key, distances.string(meters: bend.distance)), placement: .localized(bend.coordinate),
+                                  kind: .exploration))
+        }
+        let end = network.graph.nodes[stretch.endNode]?.coordinate ?? stretch.path.last ?? here
+        let d = distances.string(meters: stretch.length)
+        switch stretch.end {
+        case .intersection:
+            let names = network.roadNames(at: stretch.endNode, besides: [network.name(ofEdge: stretch.lastEdge), stretch.name])
+            let text = names.isEmpty ? table("ahead.intersection_unnamed", d) : table("ahead.intersection", context.phrasing.list(names), d)
+            callouts.append(Callout(kind: .intersection, subject: "ahead:\(stretch.endNode)", includeInHistory: true) { _ in
+                [Utterance(text, placement: .localized(end))]
+            })
+        case .deadEnd:
+            callouts.append(.text(table("ahead.road_ends", d), placement: .localized(end), kind: .exploration))
+        case .loop:
+            break
+        }
+        return callouts
     }
 
     /// What an answer is measured from when no heading is known (spec §2.2: "Around Me" uses north): the last

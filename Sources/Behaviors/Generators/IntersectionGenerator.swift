@@ -24,6 +24,8 @@ public final class IntersectionGenerator: AutomaticGenerator {
     public static let departureHalfAngle = 90.0
     public static let minimumMove = 5.0
     public static let minimumInterval = 5.0
+    /// Street Preview's reach: its walker is told about an intersection from 20 m before it.
+    public static let previewReach = 21.0
     /// Highway kinds that are not main roads when they have no name.
     static let secondaryHighways: Set<String> = ["footway", "path", "cycleway", "bridleway", "steps", "crossing",
                                                   "corridor", "platform", "elevator"]
@@ -38,14 +40,17 @@ public final class IntersectionGenerator: AutomaticGenerator {
     public func respondsTo(_ event: any StateChangedEvent) -> Bool { event is LocationUpdatedEvent }
 
     public func handle(_ event: any StateChangedEvent, context: GeneratorContext) -> HandledEventAction? {
-        guard event is LocationUpdatedEvent else { return nil }
+        guard let update = event as? LocationUpdatedEvent else { return nil }
         guard let course = context.user.headings.course else { current = nil; return nil }
         guard context.settings.automaticCallouts, context.settings.mobility, !context.user.inVehicle,
               let here = context.user.location, let map = context.map else { return nil }
-        if let last, here.distance(to: last.point) <= Self.minimumMove || context.now.timeIntervalSince(last.time) <= Self.minimumInterval {
+        if !update.isPreview, let last,
+           here.distance(to: last.point) <= Self.minimumMove || context.now.timeIntervalSince(last.time) <= Self.minimumInterval {
             return nil
         }
         last = (here, context.now)
+        // Street Preview's walker standing on the intersection it was just told about is not approaching another.
+        if update.isPreview, let current, here.distance(to: current.coordinate) < 1 { return nil }
 
         var departure: CalloutGroup?
         if let current, here.distance(to: current.coordinate) > Self.departureDistance,
@@ -58,7 +63,9 @@ public final class IntersectionGenerator: AutomaticGenerator {
             }
         }
 
-        let candidates = ((try? map.intersections(near: here, radius: Self.arrivalDistance)) ?? []).filter { i in
+        // Street Preview looks only as far as its approach point is from the intersection it walks to.
+        let reach = update.isPreview ? Self.previewReach : Self.arrivalDistance
+        let candidates = ((try? map.intersections(near: here, radius: reach)) ?? []).filter { i in
             abs(Angle.signedDifference(here.bearing(to: i.coordinate), course)) <= Self.arrivalHalfAngle && Self.isMain(i)
         }
         if let current, candidates.contains(where: { Self.same($0, current) }) { return departure.map { .playCallouts($0) } }

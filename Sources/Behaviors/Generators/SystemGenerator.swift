@@ -5,24 +5,39 @@ import Geo
 /// System callouts (spec §3.7, §9): repeat, help, announcements, GPS accuracy and signal, earcons, and the
 /// answer to commands that are not available yet.
 public final class SystemGenerator: ManualGenerator, AutomaticGenerator {
+    /// How far back the last repeat went (0: the newest), and the newest callout then: when something new has
+    /// been said since, "the one before" starts again from the newest.
+    private var repeated: (back: Int, newest: UUID?) = (0, nil)
+
     public init() {}
 
     // MARK: manual
 
     public func respondsTo(_ event: any UserInitiatedEvent) -> Bool {
-        event is RepeatCalloutEvent || event is HelpEvent || event is GenericAnnouncementEvent
+        event is RepeatCalloutEvent || event is ListCalloutHistoryEvent || event is HelpEvent || event is GenericAnnouncementEvent
             || event is UnavailableCommandEvent || event is GPSAccuracyEvent || event is BehaviorActivatedEvent
     }
 
     public func handle(_ event: any UserInitiatedEvent, context: GeneratorContext) -> HandledEventAction? {
         let table = context.table
         switch event {
-        case is RepeatCalloutEvent:
-            guard let last = context.history.last else {
-                return say(table("repeat.nothing"), label: "system.repeat")
+        case let request as RepeatCalloutEvent:
+            let history = context.history
+            guard let newest = history.last else { return say(table("repeat.nothing"), label: "system.repeat") }
+            let back = request.earlier ? (repeated.newest == newest.id ? repeated.back + 1 : 1) : 0
+            guard let callout = history.back(back) else {
+                return say(table("repeat.nothing_before", String(history.callouts.count)), label: "system.repeat")
             }
-            return .playCallouts(CalloutGroup([last], action: .interruptAndClear, label: "system.repeat",
+            repeated = (back, newest.id)
+            return .playCallouts(CalloutGroup([callout], action: .interruptAndClear, label: "system.repeat",
                                               repeatingFrom: context.user.location))
+        case let list as ListCalloutHistoryEvent:
+            let history = context.history
+            guard !history.isEmpty else { return say(table("repeat.nothing"), label: "system.history") }
+            let callouts = (0..<min(list.count, history.callouts.count)).compactMap { history.back($0) }
+            repeated = (callouts.count - 1, history.last?.id)
+            return .playCallouts(CalloutGroup(callouts, action: .interruptAndClear, label: "system.history",
+                                              calloutDelay: Self.listDelay, repeatingFrom: context.user.location))
         case is HelpEvent:
             let items = Self.helpKeys(context).map { table($0) }
             return say(table("help.commands", context.phrasing.list(items)), label: "system.help")
@@ -51,12 +66,16 @@ public final class SystemGenerator: ManualGenerator, AutomaticGenerator {
         if context.markers != nil { keys.append("help.nearby_markers") }
         if context.beacon != nil { keys.append("help.where_is_beacon") }
         keys += context.behaviorHelpKeys
-        if !context.history.isEmpty { keys.append("help.repeat") }
+        if context.map != nil && !context.behaviorNames.contains(PreviewBehavior.behaviorName) { keys.append("help.start_preview") }
+        if !context.history.isEmpty { keys += ["help.repeat", "help.history"] }
         keys += ["help.stop", context.settings.automaticCallouts ? "help.callouts_off" : "help.callouts_on",
                  "help.gps_accuracy", "help.routes", "help.settings", "help.units", "help.undo", "help.sleep", "help.snooze",
                  "help.help", "help.quit"]
         return keys
     }
+
+    /// Seconds between the callouts of "list the last five".
+    static let listDelay = 0.5
 
     private func say(_ text: String, label: String) -> HandledEventAction {
         .playCallouts(CalloutGroup([.text(text)], action: .interruptAndClear, label: label))

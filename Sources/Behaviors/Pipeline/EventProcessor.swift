@@ -212,15 +212,18 @@ public actor EventProcessor {
     // MARK: behaviors
 
     /// Makes `behavior` the active behavior on top of the default one (ending any other custom behavior
-    /// first), announces it with a ``BehaviorActivatedEvent`` and re-sends the current position.
-    public func activateCustom(_ behavior: sending Behavior) async {
+    /// first), announces it with a ``BehaviorActivatedEvent`` and re-sends the current position, or `position`
+    /// (where Street Preview puts its virtual walker).
+    public func activateCustom(_ behavior: sending Behavior, at position: LocationUpdatedEvent? = nil) async {
         if active !== root { await deactivateCustom() }
         behavior.parent = active
         behavior.isSleeping = sleep != .awake
         behavior.willActivate()
         active = behavior
         await process(BehaviorActivatedEvent(behavior: behavior.name))
-        if let fix = user.fix {
+        if let position {
+            await process(position)
+        } else if let fix = user.fix {
             await process(LocationUpdatedEvent(fix: fix, headings: user.headings, motion: user.motion))
         }
     }

@@ -27,7 +27,8 @@ public struct ListenerState: Sendable, Equatable {
 /// * A group's `isValid` is asked when it reaches the head of the queue; each callout's region to live just
 ///   before it plays.
 /// * Callouts are rendered when they play, from the listener's position at that moment (or, for a repeat, the
-///   position the repeat was asked at); those marked for it enter the 10-item history as they play.
+///   position the repeat was asked at); those marked for it enter the 10-item history as they play (repeats do
+///   not enter it again).
 /// * Optional mode sounds frame a group; `calloutDelay` seconds of the injected clock follow each callout.
 public actor CalloutCoordinator {
     private let player: any CalloutPlayer
@@ -179,7 +180,8 @@ public actor CalloutCoordinator {
                 group.onCalloutSkipped(callout)
                 continue
             }
-            history.record(callout)
+            // A repeat is not said anew: "say the one before" walks back through what was said.
+            if group.repeatingFrom == nil { history.record(callout) }
             guard await play(callout.render(context), kind: callout.kind, group: group, live: { live }) else {
                 completed = false
                 group.onCalloutSkipped(callout)

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import GRDB
+import Synchronization
 
 /// Which vertical levels a road query accepts.
 public enum LevelFilter: Sendable, Hashable {
@@ -68,6 +69,8 @@ public final class SpatialDataView: Sendable {
     public let metadata: MapMetadata
     let queue: DatabaseQueue
     let nameIndex: [NameEntry]
+    /// The road network, loaded on first use (Street Preview, "what's ahead").
+    private let roads = Mutex<RoadNetwork?>(nil)
 
     struct NameEntry: Sendable {
         var featureID: Int64
@@ -410,12 +413,24 @@ public final class SpatialDataView: Sendable {
         }
     }
 
+    /// The roads of the walking graph (loaded once, on first use).
+    public func roadNetwork() throws -> RoadNetwork {
+        if let network = roads.withLock({ $0 }) { return network }
+        let network = RoadNetwork(graph: try queue.read { db in try WalkingGraph.load(db) })
+        roads.withLock { $0 = network }
+        return network
+    }
+
     // MARK: reverse geocoding
 
     /// Where the user is, in words: inside a named place, on a street-level road, or near one.
     /// Tunnels, underground and indoor ways are never reported as the road the user is on.
-    public func reverseGeocode(_ origin: Coordinate) throws -> ReverseGeocodeResult {
-        try queue.read { db in
+    ///
+    /// `heading`: at a corner, where named roads are equally near (within 2 m), the one running along the heading is
+    /// the one the user is on (the walker in Street Preview standing at an intersection, someone at a street corner).
+    public func reverseGeocode(_ origin: Coordinate, heading: Double? = nil) throws -> ReverseGeocodeResult {
+        let aligned = heading.flatMap { h in (try? roadNetwork())?.alignedRoadName(near: origin, heading: h, within: Self.cornerTie) }
+        return try queue.read { db in
             // 1. Inside a named place (areas only; roads and paths are not "inside").
             let insideFilter = Filter(excluded: [.intersection, .entrances, .road, .path, .entrance], announceableOnly: true)
             let inside = try candidates(db, origin: origin, radius: 1, filter: insideFilter)
@@ -429,7 +444,16 @@ public final class SpatialDataView: Sendable {
             }
             // 2. Alongside a street-level road or path (named ones preferred).
             let alongside = try roads(db, near: origin, radius: 20, levels: .street, includeConnectors: false)
-            if let road = alongside.first(where: { $0.feature.name != nil }) ?? alongside.first {
+            let named = alongside.filter { $0.feature.name != nil }
+            var chosen = named.first ?? alongside.first
+            if let heading, let first = named.first {
+                let tied = named.filter { $0.distance <= first.distance + Self.cornerTie }
+                if Set(tied.compactMap(\.feature.name)).count > 1 {
+                    chosen = tied.first { $0.feature.name == aligned }
+                        ?? tied.min { Self.misalignment($0, heading) < Self.misalignment($1, heading) }
+                }
+            }
+            if let road = chosen {
                 let intersection = try intersections(db, near: origin, radius: 50, streetLevelOnly: true, limit: nil)
                     .first { i in i.legs.contains { $0.roadFeatureID == road.feature.id } }
                 return .on(road: road, intersection: intersection)
@@ -447,6 +471,17 @@ public final class SpatialDataView: Sendable {
             let poi = try nearby(db, Array(poiCandidates.prefix(1)), origin: origin).first
             return .near(road: road, poi: poi)
         }
+    }
+
+    /// Roads this much nearer than another are not "equally near" at a corner (metres).
+    static let cornerTie = 2.0
+
+    /// Degrees between a road's direction at its closest point and `heading`, either way along it (0…90).
+    static func misalignment(_ road: NearbyFeature, _ heading: Double) -> Double {
+        guard case .line(let points) = road.feature.geometry, let near = Polyline(points).nearestPoint(to: road.closestPoint),
+              near.segmentIndex + 1 < points.count else { return 90 }
+        let d = abs(Angle.signedDifference(points[near.segmentIndex].bearing(to: points[near.segmentIndex + 1]), heading))
+        return min(d, 180 - d)
     }
 
     private func area(_ geometry: FeatureGeometry) -> Double {

@@ -104,4 +104,14 @@ public enum Intent: String, Sendable, CaseIterable, Codable {
     case beaconDistanceOn = "beacon_distance_on"
     case beaconDistanceOff = "beacon_distance_off"
     case quit
+    // street preview and callout history
+    case startPreview = "start_preview"        // [place]?: here without it
+    case endPreview = "end_preview"
+    case previewForward = "preview_forward"
+    case previewTurnLeft = "preview_turn_left"
+    case previewTurnRight = "preview_turn_right"
+    case previewTurnAround = "preview_turn_around"
+    case previewBack = "preview_back"
+    case repeatPrevious = "repeat_previous"    // the callout before the last one repeated
+    case listHistory = "list_history"          // the last five callouts
 }
