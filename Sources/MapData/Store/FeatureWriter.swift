@@ -102,20 +102,21 @@ struct FeatureWriter {
         return id
     }
 
-    func insertWalkingGraph(nodes: [(Int64, Coordinate, NodeFlags)], edges: [PendingWalkEdge]) throws {
+    func insertWalkNodes(_ nodes: [(Int64, Coordinate, NodeFlags)]) throws {
         for (id, c, flags) in nodes {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)")
                 .execute(arguments: [id, c.latitude, c.longitude, flags.contains(.crossing),
                                      flags.contains(.trafficSignals), flags.contains(.signalSound)])
         }
-        for e in edges {
-            try db.cachedStatement(sql: """
-                INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
-                    signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [e.from, e.to, e.wayID, e.name, e.highway, e.length, e.isCrossing,
-                                         e.trafficSignals, e.signalSound, e.level.rawValue, e.onewayFoot,
-                                         FeatureGeometry.line(e.coords).encoded()])
-        }
+    }
+
+    func insertWalkEdge(_ e: PendingWalkEdge) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
+                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [e.from, e.to, e.wayID, e.name, e.highway, e.length, e.isCrossing,
+                                     e.trafficSignals, e.signalSound, e.level.rawValue, e.onewayFoot,
+                                     FeatureGeometry.line(e.coords).encoded()])
     }
 
     func setMetadata(_ values: [String: String]) throws {
