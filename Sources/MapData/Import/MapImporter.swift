@@ -91,10 +91,34 @@ public enum MapImporter {
                     // Secondary indexes are built once at the end, not row by row.
                     let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
                     for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
-                    let pass = try StreamingImport(path: pbfPath, scratchPrefix: temporaryPath, db: db,
-                                                   progress: progress, summary: summary)
-                    try pass.run(reader: &reader)
-                    try pass.finish()
+                    // One thread reads the file and prepares the rows; this one writes them.
+                    var writer = try FeatureWriter(db: db)
+                    let channel = PreparedChannel()
+                    let pass = try StreamingImport(path: pbfPath, scratchPrefix: temporaryPath, firstID: writer.nextID,
+                                                   channel: channel, progress: progress, summary: summary)
+                    let reading = ReadingThread(pass: pass, reader: reader)
+                    let finished = DispatchSemaphore(value: 0)
+                    Thread.detachNewThread {
+                        do {
+                            try reading.pass.run(reader: &reading.reader)
+                            channel.close(error: nil)
+                        } catch {
+                            channel.close(error: error)
+                        }
+                        finished.signal()
+                    }
+                    do {
+                        while let batch = try channel.take() {
+                            for row in batch { try writer.write(row) }
+                        }
+                    } catch {
+                        channel.cancel()
+                        finished.wait()
+                        throw error
+                    }
+                    finished.wait()
+                    writer = try FeatureWriter(db: db)
+                    try pass.finish(writer: &writer)
                     summary = pass.summary
                     progress?(MapImportProgress(phase: .writing, fraction: 0))
                     for index in indexes { try db.execute(sql: index["sql"] as String) }
@@ -187,6 +211,13 @@ public enum MapImporter {
             close(fd)
         }
     }
+}
+
+/// What the reading thread owns while it runs.
+private final class ReadingThread: @unchecked Sendable {
+    let pass: StreamingImport
+    var reader: PBFFrameReader
+    init(pass: StreamingImport, reader: PBFFrameReader) { self.pass = pass; self.reader = reader }
 }
 
 /// Joins multipolygon member ways into closed rings.

@@ -18,7 +18,10 @@ final class StreamingImport {
     }
 
     private let path: String
-    private var writer: FeatureWriter
+    /// Row id of the next feature, and the prepared rows not yet handed to the writer.
+    private var nextID: Int64
+    private var batch: [FeatureWriter.PreparedFeature] = []
+    private let channel: PreparedChannel
     private let progress: (@Sendable (MapImportProgress) -> Void)?
     var summary: MapImportSummary
 
@@ -48,12 +51,13 @@ final class StreamingImport {
     private var lastBlock = 0
     private var pagesTouched = 0
 
-    init(path: String, scratchPrefix: String, db: Database,
+    init(path: String, scratchPrefix: String, firstID: Int64, channel: PreparedChannel,
          progress: (@Sendable (MapImportProgress) -> Void)?, summary: MapImportSummary) throws {
         self.path = path
         self.progress = progress
         self.summary = summary
-        writer = try FeatureWriter(db: db)
+        self.nextID = firstID
+        self.channel = channel
         nodeFile = try RecordFile(path: scratchPrefix + "-nodes", source: path)
         wayFile = try RecordFile(path: scratchPrefix + "-ways", source: path)
         refFile = try RecordFile(path: scratchPrefix + "-refs", source: path)
@@ -98,6 +102,24 @@ final class StreamingImport {
         }
         try sealNodes()
         try sealWays()
+        try handOver()
+    }
+
+    /// Prepares a feature's rows (on this thread) and returns the row id it will have.
+    private func emit(_ f: PendingFeature) throws -> Int64 {
+        let id = nextID
+        nextID += 1
+        batch.append(FeatureWriter.prepare(f, id: id))
+        summary.features += 1
+        if batch.count >= 1_000 { try handOver() }
+        return id
+    }
+
+    private func handOver() throws {
+        guard !batch.isEmpty else { return }
+        guard channel.put(batch) else { throw CancellationError() }
+        batch = []
+        batch.reserveCapacity(1_000)
     }
 
     private func readBatch(_ reader: inout PBFFrameReader, count: Int) throws(MapImportError) -> [PBFFrame] {
@@ -216,9 +238,8 @@ final class StreamingImport {
         if flags.contains(.entrance) { entranceValue[id] = tags["entrance"] }
         let c = Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7)
         guard let f = FeatureRules.makeFeature(key: "n\(id)", osmIDs: [id], tags: tags, geometry: .point(c)) else { return }
-        let featureID = try writer.insert(f)
+        let featureID = try emit(f)
         if flags.contains(.entrance) { entranceFeatureID[id] = featureID }
-        summary.features += 1
     }
 
     private var nodesSealed = false, waysSealed = false
@@ -304,8 +325,7 @@ final class StreamingImport {
         var featureID: Int64?
         if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.way, way.id).encoded],
                                             tags: way.tags, geometry: geometry) {
-            featureID = try writer.insert(f)
-            summary.features += 1
+            featureID = try emit(f)
         }
         if let highway {
             network.add(wayID: way.id, featureID: featureID, tags: way.tags, highway: highway,
@@ -368,8 +388,7 @@ final class StreamingImport {
         var featureID: Int64?
         if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.relation, relation.id).encoded],
                                             tags: relation.tags, geometry: geometry) {
-            featureID = try writer.insert(f)
-            summary.features += 1
+            featureID = try emit(f)
         }
         if let b = relation.tags["building"], b != "no" {
             addBuilding(key: key, osmID: OSMElementID(.relation, relation.id).encoded, featureID: featureID, nodeIDs: outerNodeIDs)
@@ -379,7 +398,7 @@ final class StreamingImport {
     // MARK: the end
 
     /// Entrance lists, intersections and the walking graph, from what the pass kept.
-    func finish() throws {
+    func finish(writer: inout FeatureWriter) throws {
         nodeFile.releasePages()
         refFile.releasePages()
         progress?(MapImportProgress(phase: .building, fraction: 0))
@@ -407,5 +426,57 @@ final class StreamingImport {
         summary.walkNodes = vertices.count
         summary.walkEdges = edges
         progress?(MapImportProgress(phase: .building, fraction: 1))
+    }
+}
+
+/// Batches of prepared feature rows from the thread that reads the file to the one that writes the
+/// database, at most a few batches ahead so that memory stays bounded.
+final class PreparedChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var batches: [[FeatureWriter.PreparedFeature]] = []
+    private var closed = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity = 4
+
+    /// Queues a batch, waiting while the queue is full; false when the writer has given up.
+    func put(_ batch: [FeatureWriter.PreparedFeature]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// The reader is done, with `error` when it failed.
+    func close(error: (any Error)?) {
+        condition.lock()
+        closed = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The writer failed: the reader's next `put` returns false.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil once the reader is done; the reader's error when it failed (after the
+    /// batches it sent before failing, which are then not needed).
+    func take() throws -> [FeatureWriter.PreparedFeature]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !closed { condition.wait() }
+        if let failure { throw failure }
+        if batches.isEmpty { return nil }
+        let batch = batches.removeFirst()
+        condition.broadcast()
+        return batch
     }
 }

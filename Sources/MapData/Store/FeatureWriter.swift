@@ -18,41 +18,71 @@ struct FeatureWriter {
     mutating func insert(_ f: PendingFeature) throws -> Int64 {
         let id = nextID
         nextID += 1
+        try write(Self.prepare(f, id: id))
+        return id
+    }
+
+    /// A feature's row values, computed without the database so that an import can make them on
+    /// another thread than the one that writes them.
+    struct PreparedFeature: Sendable {
+        var id: Int64
+        var row: [DatabaseValue]
+        var index: [DatabaseValue]
+        /// (name, normalized name), each normalized name once.
+        var names: [(String, String)]
+    }
+
+    static func prepare(_ f: PendingFeature, id: Int64) -> PreparedFeature {
         let centroid = f.geometry.centroid
         let tile = Tile(containing: centroid, zoom: Tile.soundscapeZoom)
         let bbox = f.geometry.boundingBox
         let tagsJSON = JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })
         let namesJSON = JSONText.object(f.names)
         let osmIDsJSON = JSONText.integers(f.osmIDs)
+        var seen = Set<String>()
+        var names: [(String, String)] = []
+        for (_, value) in f.names {
+            let normalized = NameNormalizer.normalize(value)
+            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
+            names.append((value, normalized))
+        }
+        return PreparedFeature(
+            id: id,
+            row: [id.databaseValue, f.key.databaseValue, osmIDsJSON.databaseValue, f.featureType.databaseValue,
+                  f.featureValue.databaseValue, f.name.databaseValue, namesJSON.databaseValue, tagsJSON.databaseValue,
+                  f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
+                  centroid.latitude.databaseValue, centroid.longitude.databaseValue,
+                  tile.x.databaseValue, tile.y.databaseValue, f.category.databaseValue, f.superCategory.rawValue.databaseValue,
+                  f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
+                  f.isRoundabout.databaseValue, f.source.databaseValue],
+            index: [id.databaseValue, bbox.minLatitude.databaseValue, bbox.maxLatitude.databaseValue,
+                    bbox.minLongitude.databaseValue, bbox.maxLongitude.databaseValue,
+                    f.superCategory.indexCode.databaseValue, f.superCategory.indexCode.databaseValue,
+                    (f.isAnnounceable ? 1 : 0).databaseValue, (f.isAnnounceable ? 1 : 0).databaseValue,
+                    f.roadClass.rawValue.databaseValue, f.roadClass.rawValue.databaseValue],
+            names: names)
+    }
+
+    /// Writes a prepared feature's rows.
+    func write(_ p: PreparedFeature) throws {
         try db.cachedStatement(sql: """
             INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
                 geometry_kind, geometry, lat, lon, tile_x, tile_y, category, super_category, road_class,
                 level, layer, is_roundabout, source)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, f.key, osmIDsJSON, f.featureType, f.featureValue, f.name, namesJSON, tagsJSON,
-                f.geometry.kind.rawValue, f.geometry.encoded(), centroid.latitude, centroid.longitude,
-                tile.x, tile.y, f.category, f.superCategory.rawValue, f.roadClass.rawValue,
-                f.level.rawValue, f.layer, f.isRoundabout, f.source,
-            ])
+            """).execute(arguments: StatementArguments(p.row))
         try db.cachedStatement(sql: """
             INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, min_cat, max_cat, min_ann, max_ann,
                 min_rc, max_rc)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, bbox.minLatitude, bbox.maxLatitude, bbox.minLongitude, bbox.maxLongitude,
-                f.superCategory.indexCode, f.superCategory.indexCode, f.isAnnounceable ? 1 : 0, f.isAnnounceable ? 1 : 0,
-                f.roadClass.rawValue, f.roadClass.rawValue,
-            ])
-        var seen = Set<String>()
-        for (_, value) in f.names {
-            let normalized = NameNormalizer.normalize(value)
-            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
+            """).execute(arguments: StatementArguments(p.index))
+        for (value, normalized) in p.names {
             try db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)")
-                .execute(arguments: [id, value, normalized])
+                .execute(arguments: [p.id, value, normalized])
         }
-        return id
     }
+
+    mutating func skip(to id: Int64) { nextID = max(nextID, id) }
 
     /// Inserts an intersection: its feature row (gd_intersection) and its legs.
     @discardableResult
