@@ -23,6 +23,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Extract sizes for the import figures, as copies of the extract (default: 1,16,100).")
     var importScales: String = "1,16,100"
 
+    @Option(help: "Imports per extract size for the import figures (the best is shown).")
+    var importRuns: Int = 2
+
     @Option(help: "Add the fuzzers' results (the TSV `make fuzz` writes) to the table.")
     var fuzzResults: String?
 
@@ -48,7 +51,7 @@ struct BenchCommand: AsyncParsableCommand {
             guard !scales.isEmpty, scales.allSatisfy({ $0 >= 1 }) else {
                 throw ValidationError("--import-scales must be copy counts such as 1,16,100, not \"\(importScales)\"")
             }
-            figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work)
+            figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work, runs: max(1, importRuns))
         }
         if only == "import" {
             print(BenchTable.render(figures))
