@@ -115,8 +115,6 @@ struct FeatureWriter {
                       sql: statement.sql)
     }
 
-    mutating func skip(to id: Int64) { nextID = max(nextID, id) }
-
     /// Inserts an intersection: its feature row (gd_intersection) and its legs.
     @discardableResult
     mutating func insertIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) throws -> Int64 {
