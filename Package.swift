@@ -49,6 +49,8 @@ let package = Package(
         .target(name: "MapData",
                 dependencies: ["Geo", "CZlib",
                                .product(name: "GRDB", package: "GRDB.swift"),
+                               // sqlite3_bind_* for the importer's bulk inserts (GRDB's own SQLite module).
+                               .product(name: "GRDBSQLite", package: "GRDB.swift"),
                                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
                                .product(name: "Logging", package: "swift-log")],
                 exclude: ["PBF/proto"],

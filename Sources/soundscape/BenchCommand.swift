@@ -17,8 +17,14 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for temporary databases (default: a new temporary folder).")
     var workDir: String?
 
-    @Option(help: "Measure only one group of figures: map, speech, wake (the wake word alone) or audio (default: all).")
+    @Option(help: "Measure only one group of figures: map, import (1×, 16×, 100× extracts beside osmium), speech, wake (the wake word alone) or audio (default: all).")
     var only: String?
+
+    @Option(help: "Extract sizes for the import figures, as copies of the extract (default: 1,16,100).")
+    var importScales: String = "1,16,100"
+
+    @Option(help: "Imports per extract size for the import figures (the best is shown).")
+    var importRuns: Int = 2
 
     @Option(help: "Add the fuzzers' results (the TSV `make fuzz` writes) to the table.")
     var fuzzResults: String?
@@ -31,13 +37,25 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { if workDir == nil { try? FileManager.default.removeItem(atPath: work) } }
 
-        if let only, !["map", "speech", "wake", "audio"].contains(only) {
-            throw ValidationError("--only must be map, speech, wake or audio, not \"\(only)\"")
+        if let only, !["map", "import", "speech", "wake", "audio"].contains(only) {
+            throw ValidationError("--only must be map, import, speech, wake or audio, not \"\(only)\"")
         }
         let pbfPath = pbf ?? paths.bundledMapExtract().path
         if only == nil || only == "map" {
             printError("bench: map import and queries (\(pbfPath))…")
             figures += try await runMapBench(pbf: pbfPath, workDir: work)
+        }
+        if only == nil || only == "import" {
+            printError("bench: import at 1×, 16× and 100× beside osmium export…")
+            let scales = importScales.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !scales.isEmpty, scales.allSatisfy({ $0 >= 1 }) else {
+                throw ValidationError("--import-scales must be copy counts such as 1,16,100, not \"\(importScales)\"")
+            }
+            figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work, runs: max(1, importRuns))
+        }
+        if only == "import" {
+            print(BenchTable.render(figures))
+            return
         }
 
         let synthesizer = try EspeakSynthesizer()

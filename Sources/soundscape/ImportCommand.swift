@@ -62,7 +62,15 @@ final class ImportProgressBar: @unchecked Sendable {
         let width = 30
         let filled = Int((min(max(progress.fraction, 0), 1) * Double(width)).rounded())
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let line = "\r\(bar) \(String(format: "%3d", Int(progress.fraction * 100)))%  \(progress.phase.rawValue)\u{1B}[K"
+        var phase = progress.phase.rawValue
+        if let detail = progress.detail { phase += " \(detail)" }
+        // While reading, the rate and the time left, from the bytes read so far.
+        if progress.phase == .reading, progress.seconds > 0.5, progress.bytesDone > 0 {
+            let rate = Double(progress.bytesDone) / progress.seconds
+            let left = Double(progress.bytesTotal - progress.bytesDone) / rate
+            phase += String(format: "  %.1f MB/s, %d:%02d left", rate / 1_048_576, Int(left) / 60, Int(left) % 60)
+        }
+        let line = "\r\(bar) \(String(format: "%3d", Int(progress.fraction * 100)))%  \(phase)\u{1B}[K"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }

@@ -78,8 +78,8 @@ struct MapBenchError: Error, CustomStringConvertible {
 enum MapBenchChild {
     struct Result { var status: Int32; var seconds: Double; var maxRSSKilobytes: Int }
 
-    static func run(arguments: [String]) throws -> Result {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    static func run(arguments: [String], executable other: String? = nil) throws -> Result {
+        let executable = other ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let argv = [executable] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs where p != nil { free(p) } }

@@ -31,6 +31,8 @@ public struct MapImportError: Error, CustomStringConvertible, Sendable, Equatabl
         case invalidBlock(String)
         /// The file requires a feature this reader does not implement (e.g. history files).
         case unsupportedFeature(String)
+        /// The elements are not in the order a streaming import needs (nodes, ways, relations, each by id).
+        case notSorted(String)
         /// Writing the database failed.
         case database(String)
     }
@@ -79,6 +81,8 @@ public struct MapImportError: Error, CustomStringConvertible, Sendable, Equatabl
             return "\(name): corrupt data block\(location): \(why)"
         case .unsupportedFeature(let feature):
             return "\(name): the file needs the unsupported feature '\(feature)'\(location)"
+        case .notSorted(let why):
+            return "\(name): the file is not sorted\(location): \(why). Sort it first: osmium sort \(name) -o sorted.osm.pbf"
         case .database(let why):
             return "\(name): could not write the map database: \(why)"
         }

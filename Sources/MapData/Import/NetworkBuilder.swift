@@ -1,14 +1,6 @@
 import Foundation
 import Geo
 
-/// A way's resolved vertices: the node ids that exist in the file and their coordinates
-/// (missing nodes of a bbox cut are left out).
-struct ResolvedWay {
-    var wayIndex: Int
-    var nodeIDs: [Int64]
-    var coords: [Coordinate]
-}
-
 enum LegGeometry {
     /// Soundscape measures a road's direction from an intersection to the point this far along it.
     static let measureDistance = 25.0
@@ -92,101 +84,198 @@ struct NodeFlags: OptionSet, Hashable {
     }
 }
 
-/// Synthesises intersections and the walking graph from highway ways.
-enum NetworkBuilder {
-    struct TravelWay {
-        var resolved: ResolvedWay
+/// The travel ways (roads, paths, connectors) of an import in flat arrays: what intersections and the
+/// walking graph need of each way, without its tags, so that a region's network fits in little memory.
+struct TravelNetwork {
+    struct Way {
         var wayID: Int64
-        var tags: OSMTags
-        var highway: String
+        /// The way's feature row, 0 when it made none.
+        var featureID: Int64
+        /// Its resolved vertices: `start..<start + count` in the vertex arrays.
+        var start: Int
+        var count: Int
+        var highway: Int32
+        /// Index of its name in `strings`, -1 when it has none.
+        var name: Int32
+        var level: LevelClass
+        var flags: Flags
     }
 
-    static func intersections(_ ways: [TravelWay]) -> [PendingIntersection] {
-        // node id → (way index in `ways`, vertex position)
-        var incidence: [Int64: [(Int, Int)]] = [:]
-        incidence.reserveCapacity(ways.count * 8)
-        for (w, way) in ways.enumerated() where FeatureRules.joinsIntersections(way.tags, highway: way.highway) {
-            for (position, node) in way.resolved.nodeIDs.enumerated() {
-                incidence[node, default: []].append((w, position))
+    struct Flags: OptionSet {
+        let rawValue: UInt8
+        static let roundabout = Flags(rawValue: 1)
+        static let joinsIntersections = Flags(rawValue: 2)
+        static let walkable = Flags(rawValue: 4)
+        static let crossing = Flags(rawValue: 8)
+        static let signals = Flags(rawValue: 16)
+        static let signalSound = Flags(rawValue: 32)
+        static let onewayFoot = Flags(rawValue: 64)
+    }
+
+    var ways: [Way] = []
+    var nodeIDs: [Int64] = []
+    var lat: [Int32] = []
+    var lon: [Int32] = []
+    private(set) var strings: [String] = []
+    private var stringIndex: [String: Int32] = [:]
+
+    private mutating func intern(_ text: String?) -> Int32 {
+        guard let text else { return -1 }
+        if let i = stringIndex[text] { return i }
+        let i = Int32(strings.count)
+        strings.append(text)
+        stringIndex[text] = i
+        return i
+    }
+
+    func string(_ index: Int32) -> String? { index >= 0 ? strings[Int(index)] : nil }
+
+    /// Adds a travel way with its resolved vertices (node ids and coordinates in 1e-7 degrees).
+    mutating func add(wayID: Int64, featureID: Int64?, tags: OSMTags, highway: String,
+                      ids: [Int64], lat wayLat: [Int32], lon wayLon: [Int32]) {
+        var flags: Flags = []
+        if ["roundabout", "circular"].contains(tags["junction"] ?? "") { flags.insert(.roundabout) }
+        if FeatureRules.joinsIntersections(tags, highway: highway) { flags.insert(.joinsIntersections) }
+        if FeatureRules.isWalkable(tags, highway: highway) { flags.insert(.walkable) }
+        if tags["footway"] == "crossing" || highway == "crossing" || tags["crossing"] != nil { flags.insert(.crossing) }
+        if tags["crossing"] == "traffic_signals" { flags.insert(.signals) }
+        if tags["traffic_signals:sound"] == "yes" { flags.insert(.signalSound) }
+        if tags["oneway:foot"] == "yes" { flags.insert(.onewayFoot) }
+        ways.append(Way(wayID: wayID, featureID: featureID ?? 0, start: nodeIDs.count, count: ids.count,
+                        highway: intern(highway), name: intern(tags["name"]), level: LevelClass.classify(tags),
+                        flags: flags))
+        nodeIDs.append(contentsOf: ids)
+        lat.append(contentsOf: wayLat)
+        lon.append(contentsOf: wayLon)
+    }
+
+    func coordinate(_ vertex: Int) -> Coordinate {
+        Coordinate(latitude: Double(lat[vertex]) * 1e-7, longitude: Double(lon[vertex]) * 1e-7)
+    }
+
+    func coordinates(of way: Way) -> [Coordinate] {
+        (way.start..<(way.start + way.count)).map(coordinate)
+    }
+}
+
+/// Synthesises intersections and the walking graph from highway ways.
+enum NetworkBuilder {
+    /// A node's use by a way: sorting these by node brings every way through a node together.
+    private struct Use: Comparable {
+        var node: Int64
+        var way: Int32
+        var position: Int32
+        static func < (a: Use, b: Use) -> Bool {
+            (a.node, a.way, a.position) < (b.node, b.way, b.position)
+        }
+    }
+
+    /// Calls `emit` for every intersection, in ascending node id order.
+    static func intersections(_ network: TravelNetwork, emit: (PendingIntersection) throws -> Void) rethrows {
+        var uses: [Use] = []
+        for (w, way) in network.ways.enumerated() where way.flags.contains(.joinsIntersections) {
+            for position in 0..<way.count {
+                uses.append(Use(node: network.nodeIDs[way.start + position], way: Int32(w), position: Int32(position)))
             }
         }
-        var result: [PendingIntersection] = []
-        for (node, uses) in incidence where uses.count >= 2 {
+        uses.sort()
+        var groupStart = 0
+        while groupStart < uses.count {
+            var groupEnd = groupStart + 1
+            while groupEnd < uses.count && uses[groupEnd].node == uses[groupStart].node { groupEnd += 1 }
+            defer { groupStart = groupEnd }
+            guard groupEnd - groupStart >= 2 else { continue }
+            let group = uses[groupStart..<groupEnd]
             var distinctWays: [Int] = []
-            for (w, _) in uses where !distinctWays.contains(w) { distinctWays.append(w) }
+            for use in group where !distinctWays.contains(Int(use.way)) { distinctWays.append(Int(use.way)) }
             guard distinctWays.count >= 2 else { continue } // a way meeting itself is not an intersection
             var legs: [PendingLeg] = []
             var coordinate: Coordinate?
-            for (w, position) in uses {
-                let way = ways[w]
-                let coords = way.resolved.coords
+            var cachedWay = -1
+            var coords: [Coordinate] = []
+            for use in group {
+                let way = network.ways[Int(use.way)]
+                if cachedWay != Int(use.way) {
+                    coords = network.coordinates(of: way)
+                    cachedWay = Int(use.way)
+                }
+                let position = Int(use.position)
                 coordinate = coords[position]
-                let isRoundabout = ["roundabout", "circular"].contains(way.tags["junction"] ?? "")
-                let level = LevelClass.classify(way.tags)
+                let isRoundabout = way.flags.contains(.roundabout)
                 for direction in [1, -1] {
                     // (A ring's closing vertex repeats its first one; the bounds check below gives
                     // each of them the one direction it has.)
                     let next = position + direction
                     guard next >= 0 && next < coords.count,
                           let bearing = LegGeometry.bearing(coords, from: position, direction: direction) else { continue }
-                    legs.append(PendingLeg(wayID: way.wayID, name: way.tags["name"], highway: way.highway,
-                                           bearing: bearing, direction: direction, isRoundabout: isRoundabout,
-                                           level: level))
+                    legs.append(PendingLeg(wayID: way.wayID, name: network.string(way.name),
+                                           highway: network.string(way.highway) ?? "", bearing: bearing,
+                                           direction: direction, isRoundabout: isRoundabout, level: way.level))
                 }
             }
             // Two ways joined end to end are one road continuing, not an intersection.
             guard legs.count >= 3, let coordinate else { continue }
             let levels = legs.map(\.level)
-            result.append(PendingIntersection(
-                nodeID: node, coordinate: coordinate, wayIDs: distinctWays.map { ways[$0].wayID },
+            try emit(PendingIntersection(
+                nodeID: group.first!.node, coordinate: coordinate, wayIDs: distinctWays.map { network.ways[$0].wayID },
                 legs: legs, isRoundabout: legs.contains { $0.isRoundabout },
                 level: levels.contains(.ground) ? .ground : levels[0]))
         }
-        result.sort { $0.nodeID < $1.nodeID }
-        return result
     }
 
-    static func walkingGraph(_ ways: [TravelWay], nodeFlags: [Int64: NodeFlags])
-        -> (nodes: [(Int64, Coordinate, NodeFlags)], edges: [PendingWalkEdge]) {
-        let walkable = ways.filter { FeatureRules.isWalkable($0.tags, highway: $0.highway) && $0.resolved.coords.count >= 2 }
-        var useCount: [Int64: Int] = [:]
-        for way in walkable {
-            for node in way.resolved.nodeIDs { useCount[node, default: 0] += 1 }
+    /// Calls `emitEdge` for every walking-graph edge (in way order) and returns the graph's vertices
+    /// in ascending id order.
+    static func walkingGraph(_ network: TravelNetwork, nodeFlags: [Int64: NodeFlags],
+                             emitEdge: (PendingWalkEdge) throws -> Void) rethrows -> [(Int64, Coordinate, NodeFlags)] {
+        let walkable = network.ways.filter { $0.flags.contains(.walkable) && $0.count >= 2 }
+        // How many times each node is used by walkable ways: a sorted list, counted by binary search.
+        var used: [Int64] = []
+        for way in walkable { used.append(contentsOf: network.nodeIDs[way.start..<(way.start + way.count)]) }
+        used.sort()
+        func useCount(_ id: Int64) -> Int {
+            var lo = 0, hi = used.count
+            while lo < hi { let mid = (lo + hi) >> 1; if used[mid] < id { lo = mid + 1 } else { hi = mid } }
+            var end = lo
+            while end < used.count && used[end] == id { end += 1 }
+            return end - lo
         }
-        var vertices: [Int64: (Coordinate, NodeFlags)] = [:]
-        var edges: [PendingWalkEdge] = []
+        var vertices: [(Int64, Coordinate, NodeFlags)] = []
         for way in walkable {
-            let ids = way.resolved.nodeIDs, coords = way.resolved.coords
-            let wayCrossing = way.tags["footway"] == "crossing" || way.highway == "crossing" || way.tags["crossing"] != nil
-            let waySignals = way.tags["crossing"] == "traffic_signals"
-            let waySound = way.tags["traffic_signals:sound"] == "yes"
-            let level = LevelClass.classify(way.tags)
-            let oneway = way.tags["oneway:foot"] == "yes"
+            let ids = network.nodeIDs[way.start..<(way.start + way.count)]
+            let coords = network.coordinates(of: way)
+            let wayCrossing = way.flags.contains(.crossing)
+            let waySignals = way.flags.contains(.signals)
+            let waySound = way.flags.contains(.signalSound)
             var start = 0
             var length = 0.0
             var edgeFlags: NodeFlags = []
-            for i in 0..<ids.count {
+            for i in 0..<way.count {
+                let id = ids[way.start + i]
                 if i > 0 { length += coords[i - 1].distance(to: coords[i]) }
-                let flags = nodeFlags[ids[i]] ?? []
-                let isVertex = i == 0 || i == ids.count - 1 || (useCount[ids[i]] ?? 0) > 1
+                let flags = nodeFlags[id] ?? []
+                let isVertex = i == 0 || i == way.count - 1 || useCount(id) > 1
                     || flags.contains(.crossing) || flags.contains(.trafficSignals)
                 guard isVertex else { edgeFlags.formUnion(flags); continue }
-                vertices[ids[i]] = (coords[i], flags)
+                vertices.append((id, coords[i], flags))
                 if i > start {
-                    let endFlags = (nodeFlags[ids[start]] ?? []).union(flags).union(edgeFlags)
-                    edges.append(PendingWalkEdge(
-                        from: ids[start], to: ids[i], wayID: way.wayID, name: way.tags["name"], highway: way.highway,
-                        length: length, isCrossing: wayCrossing,
+                    let startID = ids[way.start + start]
+                    let endFlags = (nodeFlags[startID] ?? []).union(flags).union(edgeFlags)
+                    try emitEdge(PendingWalkEdge(
+                        from: startID, to: id, wayID: way.wayID, name: network.string(way.name),
+                        highway: network.string(way.highway) ?? "", length: length, isCrossing: wayCrossing,
                         trafficSignals: waySignals || (wayCrossing && endFlags.contains(.trafficSignals)),
                         signalSound: waySound || (wayCrossing && endFlags.contains(.signalSound)),
-                        level: level, onewayFoot: oneway, coords: Array(coords[start...i])))
+                        level: way.level, onewayFoot: way.flags.contains(.onewayFoot), coords: Array(coords[start...i])))
                 }
                 start = i
                 length = 0
                 edgeFlags = []
             }
         }
-        let nodes = vertices.map { ($0.key, $0.value.0, $0.value.1) }.sorted { $0.0 < $1.0 }
-        return (nodes, edges)
+        vertices.sort { $0.0 < $1.0 }
+        var unique: [(Int64, Coordinate, NodeFlags)] = []
+        unique.reserveCapacity(vertices.count)
+        for v in vertices where unique.last?.0 != v.0 { unique.append(v) }
+        return unique
     }
 }

@@ -26,6 +26,23 @@ struct PBFRawBlock: Sendable {
     var payload: Data
 }
 
+/// One frame of a PBF file as read: its blob not yet decompressed.
+struct PBFFrame: Sendable {
+    var type: String
+    /// Byte offset of the frame's length prefix in the file.
+    var offset: Int
+    /// 1-based frame number.
+    var number: Int
+    /// Byte offset of the blob in the file.
+    var blobOffset: Int
+    var blob: Data
+
+    func unpacked(path: String) throws(MapImportError) -> PBFRawBlock {
+        let payload = try PBFFrameReader.unpack(blob, path: path, offset: blobOffset, block: number)
+        return PBFRawBlock(type: type, offset: offset, number: number, payload: payload)
+    }
+}
+
 /// Reads a PBF file frame by frame. It never holds more than one frame in memory.
 struct PBFFrameReader {
     /// Limits from the format's documentation: block headers stay under 64 KiB and blobs under 32 MiB.
@@ -72,6 +89,13 @@ struct PBFFrameReader {
 
     /// The next frame, or nil at a clean end of file.
     mutating func next() throws(MapImportError) -> PBFRawBlock? {
+        guard let frame = try nextFrame() else { return nil }
+        return try frame.unpacked(path: path)
+    }
+
+    /// The next frame with its blob still compressed, or nil at a clean end of file: the importer
+    /// inflates and decodes frames on all cores.
+    mutating func nextFrame() throws(MapImportError) -> PBFFrame? {
         let frameOffset = position
         let number = framesRead + 1
         let lengthBytes = try read(4)
@@ -119,8 +143,7 @@ struct PBFFrameReader {
                                  reason: .truncatedBlob(expected: blobSize, found: blobBytes.count))
         }
         framesRead = number
-        let payload = try Self.unpack(blobBytes, path: path, offset: blobOffset, block: number)
-        return PBFRawBlock(type: header.type, offset: frameOffset, number: number, payload: payload)
+        return PBFFrame(type: header.type, offset: frameOffset, number: number, blobOffset: blobOffset, blob: blobBytes)
     }
 
     /// Recognises common non-PBF files by their first bytes so that the error says what the file is.

@@ -1,6 +1,7 @@
 import Foundation
 import Geo
 import GRDB
+import GRDBSQLite
 
 /// Writes features, intersections, entrances and walking-graph rows. The importer and the
 /// tile-service client both use it, so both fill exactly the same tables.
@@ -18,40 +19,100 @@ struct FeatureWriter {
     mutating func insert(_ f: PendingFeature) throws -> Int64 {
         let id = nextID
         nextID += 1
+        try write(Self.prepare(f, id: id))
+        return id
+    }
+
+    /// A feature's row values, computed without the database so that an import can make them on
+    /// another thread than the one that writes them.
+    struct PreparedFeature: Sendable {
+        var id: Int64
+        var row: [DatabaseValue]
+        var index: [DatabaseValue]
+        /// (name, normalized name), each normalized name once.
+        var names: [(String, String)]
+    }
+
+    static func prepare(_ f: PendingFeature, id: Int64) -> PreparedFeature {
         let centroid = f.geometry.centroid
         let tile = Tile(containing: centroid, zoom: Tile.soundscapeZoom)
         let bbox = f.geometry.boundingBox
         let tagsJSON = JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })
         let namesJSON = JSONText.object(f.names)
         let osmIDsJSON = JSONText.integers(f.osmIDs)
-        try db.cachedStatement(sql: """
+        var seen = Set<String>()
+        var names: [(String, String)] = []
+        for (_, value) in f.names {
+            let normalized = NameNormalizer.normalize(value)
+            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
+            names.append((value, normalized))
+        }
+        return PreparedFeature(
+            id: id,
+            row: [id.databaseValue, f.key.databaseValue, osmIDsJSON.databaseValue, f.featureType.databaseValue,
+                  f.featureValue.databaseValue, f.name.databaseValue, namesJSON.databaseValue, tagsJSON.databaseValue,
+                  f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
+                  centroid.latitude.databaseValue, centroid.longitude.databaseValue,
+                  tile.x.databaseValue, tile.y.databaseValue, f.category.databaseValue, f.superCategory.rawValue.databaseValue,
+                  f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
+                  f.isRoundabout.databaseValue, f.source.databaseValue],
+            index: [id.databaseValue, bbox.minLatitude.databaseValue, bbox.maxLatitude.databaseValue,
+                    bbox.minLongitude.databaseValue, bbox.maxLongitude.databaseValue,
+                    f.superCategory.indexCode.databaseValue, f.superCategory.indexCode.databaseValue,
+                    (f.isAnnounceable ? 1 : 0).databaseValue, (f.isAnnounceable ? 1 : 0).databaseValue,
+                    f.roadClass.rawValue.databaseValue, f.roadClass.rawValue.databaseValue],
+            names: names)
+    }
+
+    /// Writes a prepared feature's rows. The values are bound straight to SQLite: the import writes
+    /// millions of rows, and building GRDB's argument lists cost more than the inserts themselves.
+    func write(_ p: PreparedFeature) throws {
+        try run(db.cachedStatement(sql: """
             INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
                 geometry_kind, geometry, lat, lon, tile_x, tile_y, category, super_category, road_class,
                 level, layer, is_roundabout, source)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, f.key, osmIDsJSON, f.featureType, f.featureValue, f.name, namesJSON, tagsJSON,
-                f.geometry.kind.rawValue, f.geometry.encoded(), centroid.latitude, centroid.longitude,
-                tile.x, tile.y, f.category, f.superCategory.rawValue, f.roadClass.rawValue,
-                f.level.rawValue, f.layer, f.isRoundabout, f.source,
-            ])
-        try db.cachedStatement(sql: """
+            """), p.row)
+        try run(db.cachedStatement(sql: """
             INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, min_cat, max_cat, min_ann, max_ann,
                 min_rc, max_rc)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [
-                id, bbox.minLatitude, bbox.maxLatitude, bbox.minLongitude, bbox.maxLongitude,
-                f.superCategory.indexCode, f.superCategory.indexCode, f.isAnnounceable ? 1 : 0, f.isAnnounceable ? 1 : 0,
-                f.roadClass.rawValue, f.roadClass.rawValue,
-            ])
-        var seen = Set<String>()
-        for (_, value) in f.names {
-            let normalized = NameNormalizer.normalize(value)
-            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
-            try db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)")
-                .execute(arguments: [id, value, normalized])
+            """), p.index)
+        for (value, normalized) in p.names {
+            try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)"),
+                    [p.id.databaseValue, value.databaseValue, normalized.databaseValue])
         }
-        return id
+    }
+
+    private func run(_ statement: Statement, _ values: [DatabaseValue]) throws {
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let code: Int32
+            switch value.storage {
+            case .null: code = sqlite3_bind_null(s, index)
+            case .int64(let v): code = sqlite3_bind_int64(s, index, v)
+            case .double(let v): code = sqlite3_bind_double(s, index, v)
+            case .string(let v): code = sqlite3_bind_text(s, index, v, -1, transient)
+            case .blob(let v):
+                code = v.withUnsafeBytes { bytes in
+                    bytes.count == 0 ? sqlite3_bind_zeroblob(s, index, 0)
+                        : sqlite3_bind_blob(s, index, bytes.baseAddress, Int32(bytes.count), transient)
+                }
+            }
+            guard code == SQLITE_OK else { throw failure(code, statement) }
+        }
+        let code = sqlite3_step(s)
+        let error = code == SQLITE_DONE ? nil : failure(code, statement)
+        sqlite3_reset(s)
+        if let error { throw error }
+    }
+
+    private func failure(_ code: Int32, _ statement: Statement) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
+                      sql: statement.sql)
     }
 
     /// Inserts an intersection: its feature row (gd_intersection) and its legs.
@@ -102,20 +163,21 @@ struct FeatureWriter {
         return id
     }
 
-    func insertWalkingGraph(nodes: [(Int64, Coordinate, NodeFlags)], edges: [PendingWalkEdge]) throws {
+    func insertWalkNodes(_ nodes: [(Int64, Coordinate, NodeFlags)]) throws {
         for (id, c, flags) in nodes {
             try db.cachedStatement(sql: "INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)")
                 .execute(arguments: [id, c.latitude, c.longitude, flags.contains(.crossing),
                                      flags.contains(.trafficSignals), flags.contains(.signalSound)])
         }
-        for e in edges {
-            try db.cachedStatement(sql: """
-                INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
-                    signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [e.from, e.to, e.wayID, e.name, e.highway, e.length, e.isCrossing,
-                                         e.trafficSignals, e.signalSound, e.level.rawValue, e.onewayFoot,
-                                         FeatureGeometry.line(e.coords).encoded()])
-        }
+    }
+
+    func insertWalkEdge(_ e: PendingWalkEdge) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
+                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """).execute(arguments: [e.from, e.to, e.wayID, e.name, e.highway, e.length, e.isCrossing,
+                                     e.trafficSignals, e.signalSound, e.level.rawValue, e.onewayFoot,
+                                     FeatureGeometry.line(e.coords).encoded()])
     }
 
     func setMetadata(_ values: [String: String]) throws {

@@ -33,7 +33,7 @@ public enum MapStore {
             // Only for a private file that is renamed into place after it is complete: a crash
             // mid-import leaves a temporary file to delete, never a damaged live database.
             config.prepareDatabase { db in
-                try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32000; PRAGMA temp_store = MEMORY")
+                try db.execute(sql: "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -32000")
             }
         }
         let directory = (path as NSString).deletingLastPathComponent

@@ -1,0 +1,482 @@
+import Dispatch
+import Foundation
+import Geo
+import GRDB
+
+/// One pass over a sorted PBF file that writes features as it reads, so that memory stays flat with
+/// the size of the extract: node locations go to a memory-mapped scratch file of sorted ids and
+/// fixed-point coordinates, every way's node list to another (for the relations that come after), and
+/// only the travel network (compact, without tags) and a few small tables are kept for the end.
+/// Blocks are inflated and decoded on the other cores while the previous ones are written.
+final class StreamingImport {
+    struct NodeRecord { var id: Int64; var lat: Int32; var lon: Int32 }
+    struct WayRecord { var id: Int64; var refStart: Int64 }
+
+    private enum Section: Int, CustomStringConvertible {
+        case nodes = 0, ways, relations
+        var description: String { ["nodes", "ways", "relations"][rawValue] }
+    }
+
+    private let path: String
+    /// Row id of the next feature, and the prepared rows not yet handed to the writer.
+    private var nextID: Int64
+    private var batch: [FeatureWriter.PreparedFeature] = []
+    private let channel: PreparedChannel
+    private let progress: (@Sendable (MapImportProgress) -> Void)?
+    var summary: MapImportSummary
+
+    // Nodes.
+    private let nodeFile: RecordFile<NodeRecord>
+    private var nodes = UnsafeBufferPointer<NodeRecord>(start: nil, count: 0)
+    private var lastNodeIndex = 0
+    private var nodeFlags: [Int64: NodeFlags] = [:]
+    private var entranceValue: [Int64: String] = [:]
+    private var entranceFeatureID: [Int64: Int64] = [:]
+    private(set) var bbox: (minLat: Int32, minLon: Int32, maxLat: Int32, maxLon: Int32)?
+
+    // Ways, for the relations.
+    private let wayFile: RecordFile<WayRecord>
+    private let refFile: RecordFile<Int64>
+    private var wayRecords = UnsafeBufferPointer<WayRecord>(start: nil, count: 0)
+    private var refs = UnsafeBufferPointer<Int64>(start: nil, count: 0)
+    private var refCount: Int64 = 0
+
+    // What is built at the end.
+    private var network = TravelNetwork()
+    private var buildings: [(key: String, osmID: Int64, featureID: Int64?, entrances: [FeatureWriter.PendingEntrance])] = []
+
+    // Order checks.
+    private var section = Section.nodes
+    private var lastID: Int64?
+    private var lastBlock = 0
+    private var pagesTouched = 0
+
+    init(path: String, scratchPrefix: String, firstID: Int64, channel: PreparedChannel,
+         progress: (@Sendable (MapImportProgress) -> Void)?, summary: MapImportSummary) throws {
+        self.path = path
+        self.progress = progress
+        self.summary = summary
+        self.nextID = firstID
+        self.channel = channel
+        nodeFile = try RecordFile(path: scratchPrefix + "-nodes", source: path)
+        wayFile = try RecordFile(path: scratchPrefix + "-ways", source: path)
+        refFile = try RecordFile(path: scratchPrefix + "-refs", source: path)
+    }
+
+    // MARK: the pass
+
+    /// Reads every data block after the header, in file order, decoding a batch ahead on the other cores.
+    func run(reader: inout PBFFrameReader) throws {
+        let batchSize = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        var current = try decode(try readBatch(&reader, count: batchSize))
+        let started = DispatchTime.now().uptimeNanoseconds
+        while !current.isEmpty {
+            let nextFrames = try readBatch(&reader, count: batchSize)
+            let slots = DecodeSlots(count: nextFrames.count)
+            let group = DispatchGroup()
+            if !nextFrames.isEmpty {
+                let path = self.path
+                DispatchQueue.global().async(group: group) {
+                    slots.results.withUnsafeMutableBufferPointer { buffer in
+                        nonisolated(unsafe) let out = buffer
+                        DispatchQueue.concurrentPerform(iterations: nextFrames.count) { i in
+                            out[i] = Result { () throws(MapImportError) in
+                                try PBFDecoder.decodeData(try nextFrames[i].unpacked(path: path), path: path)
+                            }
+                        }
+                    }
+                }
+            }
+            do {
+                for (number, offset, block) in current { try process(block, number: number, offset: offset) }
+            } catch {
+                group.wait()
+                throw error
+            }
+            group.wait()
+            current = try slots.blocks(nextFrames)
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+            progress?(MapImportProgress(phase: .reading, fraction: Double(reader.position) / Double(max(reader.fileSize, 1)),
+                                        bytesDone: reader.position, bytesTotal: reader.fileSize, seconds: elapsed,
+                                        detail: section.description))
+        }
+        try sealNodes()
+        try sealWays()
+        try handOver()
+    }
+
+    /// Prepares a feature's rows (on this thread) and returns the row id it will have.
+    private func emit(_ f: PendingFeature) throws -> Int64 {
+        let id = nextID
+        nextID += 1
+        batch.append(FeatureWriter.prepare(f, id: id))
+        summary.features += 1
+        if batch.count >= 1_000 { try handOver() }
+        return id
+    }
+
+    private func handOver() throws {
+        guard !batch.isEmpty else { return }
+        guard channel.put(batch) else { throw CancellationError() }
+        batch = []
+        batch.reserveCapacity(1_000)
+    }
+
+    private func readBatch(_ reader: inout PBFFrameReader, count: Int) throws(MapImportError) -> [PBFFrame] {
+        var frames: [PBFFrame] = []
+        while frames.count < count, let frame = try reader.nextFrame() {
+            summary.blocks += 1
+            if frame.type == "OSMData" {
+                frames.append(frame)
+            } else if frame.type == "OSMHeader" {
+                throw MapImportError(file: path, offset: frame.offset, block: frame.number,
+                                     reason: .invalidBlock("a second OSMHeader block"))
+            }
+        }
+        return frames
+    }
+
+    private func decode(_ frames: [PBFFrame]) throws(MapImportError) -> [(Int, Int, OSMBlock)] {
+        let slots = DecodeSlots(count: frames.count)
+        let path = self.path
+        slots.results.withUnsafeMutableBufferPointer { buffer in
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: frames.count) { i in
+                out[i] = Result { () throws(MapImportError) in
+                    try PBFDecoder.decodeData(try frames[i].unpacked(path: path), path: path)
+                }
+            }
+        }
+        return try slots.blocks(frames)
+    }
+
+    private final class DecodeSlots: @unchecked Sendable {
+        var results: [Result<OSMBlock, MapImportError>?]
+        init(count: Int) { results = Array(repeating: nil, count: count) }
+
+        /// The decoded blocks in file order with their frame numbers and offsets; the first failure in file order is thrown.
+        func blocks(_ frames: [PBFFrame]) throws(MapImportError) -> [(Int, Int, OSMBlock)] {
+            var out: [(Int, Int, OSMBlock)] = []
+            for (i, result) in results.enumerated() {
+                switch result {
+                case .success(let block)?: out.append((frames[i].number, frames[i].offset, block))
+                case .failure(let error)?: throw error
+                case nil: break
+                }
+            }
+            results = []
+            return out
+        }
+    }
+
+    // MARK: order
+
+    /// Checks that the file keeps the order a streaming import needs: all nodes, then all ways, then
+    /// all relations, each by ascending id (`osmium sort` makes any file so).
+    private func checkOrder(_ kind: Section, id: Int64, number: Int, offset: Int) throws(MapImportError) {
+        if kind.rawValue < section.rawValue {
+            throw MapImportError(file: path, offset: offset, block: number, reason: .notSorted(
+                "\(kind) come after \(section) (\(kindName(kind)) \(id)); the importer needs all nodes, then all ways, then all relations"))
+        }
+        if kind != section {
+            if kind.rawValue > Section.nodes.rawValue { try sealNodes() }
+            if kind.rawValue > Section.ways.rawValue { try sealWays() }
+            section = kind
+            lastID = nil
+        }
+        if let lastID, id <= lastID {
+            throw MapImportError(file: path, offset: offset, block: number, reason: .notSorted(
+                "\(kindName(kind)) \(id) comes after \(kindName(kind)) \(lastID)\(number != lastBlock ? " of block \(lastBlock)" : ""): ids are out of order"))
+        }
+        lastID = id
+        lastBlock = number
+    }
+
+    private func kindName(_ kind: Section) -> String { ["node", "way", "relation"][kind.rawValue] }
+
+    // MARK: blocks
+
+    private func process(_ block: OSMBlock, number: Int, offset: Int) throws {
+        var tagged = block.taggedNodes.makeIterator()
+        var nextTagged = tagged.next()
+        for i in block.nodeIDs.indices {
+            let id = block.nodeIDs[i], lat = block.nodeLat[i], lon = block.nodeLon[i]
+            try checkOrder(.nodes, id: id, number: number, offset: offset)
+            try nodeFile.append(NodeRecord(id: id, lat: lat, lon: lon))
+            if let b = bbox {
+                bbox = (min(b.minLat, lat), min(b.minLon, lon), max(b.maxLat, lat), max(b.maxLon, lon))
+            } else {
+                bbox = (lat, lon, lat, lon)
+            }
+            summary.nodes += 1
+            if let t = nextTagged, t.index == i {
+                nextTagged = tagged.next()
+                try node(id: id, lat: lat, lon: lon, tags: t.tags)
+            }
+        }
+        for way in block.ways {
+            try checkOrder(.ways, id: way.id, number: number, offset: offset)
+            try self.way(way)
+        }
+        for relation in block.relations {
+            try checkOrder(.relations, id: relation.id, number: number, offset: offset)
+            try self.relation(relation)
+        }
+        // Keep the mapped node index from piling up in resident memory (it stays in the page cache).
+        pagesTouched += block.ways.count + block.relations.count
+        if pagesTouched > 200_000 {
+            nodeFile.releasePages()
+            refFile.releasePages()
+            wayFile.releasePages()
+            pagesTouched = 0
+        }
+    }
+
+    private func node(id: Int64, lat: Int32, lon: Int32, tags: OSMTags) throws {
+        let flags = NodeFlags.from(tags)
+        if !flags.isEmpty { nodeFlags[id] = flags }
+        if flags.contains(.entrance) { entranceValue[id] = tags["entrance"] }
+        let c = Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7)
+        guard let f = FeatureRules.makeFeature(key: "n\(id)", osmIDs: [id], tags: tags, geometry: .point(c)) else { return }
+        let featureID = try emit(f)
+        if flags.contains(.entrance) { entranceFeatureID[id] = featureID }
+    }
+
+    private var nodesSealed = false, waysSealed = false
+
+    private func sealNodes() throws(MapImportError) {
+        guard !nodesSealed else { return }
+        nodes = try nodeFile.seal()
+        nodesSealed = true
+    }
+
+    private func sealWays() throws(MapImportError) {
+        guard !waysSealed else { return }
+        wayRecords = try wayFile.seal()
+        refs = try refFile.seal()
+        waysSealed = true
+    }
+
+    /// The index of a node in the sorted node file. Ways list nodes in runs of nearby ids, so the
+    /// search starts next to the last hit.
+    private func nodeIndex(_ id: Int64) -> Int? {
+        let n = nodes.count
+        guard n > 0 else { return nil }
+        let guess = lastNodeIndex
+        if guess + 1 < n, nodes[guess + 1].id == id { lastNodeIndex = guess + 1; return guess + 1 }
+        if guess < n, nodes[guess].id == id { return guess }
+        var lo = 0, hi = n - 1
+        while lo <= hi {
+            let mid = (lo + hi) >> 1
+            let v = nodes[mid].id
+            if v == id { lastNodeIndex = mid; return mid }
+            if v < id { lo = mid + 1 } else { hi = mid - 1 }
+        }
+        return nil
+    }
+
+    /// A way's nodes that exist in the file, with their coordinates (nodes cut off by the extract's
+    /// boundary are left out).
+    private func resolve(_ wayRefs: some Collection<Int64>) -> (ids: [Int64], lat: [Int32], lon: [Int32], missing: Int) {
+        var ids: [Int64] = [], lat: [Int32] = [], lon: [Int32] = []
+        ids.reserveCapacity(wayRefs.count)
+        lat.reserveCapacity(wayRefs.count)
+        lon.reserveCapacity(wayRefs.count)
+        var missing = 0
+        for ref in wayRefs {
+            if let i = nodeIndex(ref) {
+                ids.append(ref)
+                lat.append(nodes[i].lat)
+                lon.append(nodes[i].lon)
+            } else {
+                missing += 1
+            }
+        }
+        return (ids, lat, lon, missing)
+    }
+
+    private static func coordinates(_ lat: [Int32], _ lon: [Int32]) -> [Coordinate] {
+        zip(lat, lon).map { Coordinate(latitude: Double($0) * 1e-7, longitude: Double($1) * 1e-7) }
+    }
+
+    private func way(_ way: OSMWay) throws {
+        summary.ways += 1
+        try wayFile.append(WayRecord(id: way.id, refStart: refCount))
+        for ref in way.refs { try refFile.append(ref) }
+        refCount += Int64(way.refs.count)
+        let r = resolve(way.refs)
+        if r.missing > 0 {
+            summary.missingNodeRefs += r.missing
+            summary.waysWithMissingNodes += 1
+        }
+        guard !way.tags.isEmpty, r.ids.count >= 2 else { return }
+        let closed = way.refs.count >= 4 && way.refs.first == way.refs.last
+        let highway = FeatureRules.travelHighway(way.tags)
+        let isArea: Bool
+        if highway != nil {
+            isArea = closed && way.tags["area"] == "yes"
+        } else {
+            isArea = closed && way.tags["area"] != "no"
+        }
+        var coords = Self.coordinates(r.lat, r.lon)
+        if isArea && coords.first != coords.last { coords.append(coords[0]) }
+        let geometry: FeatureGeometry = isArea && coords.count >= 4 ? .polygon([coords]) : .line(coords)
+        let key = "w\(way.id)"
+        var featureID: Int64?
+        if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.way, way.id).encoded],
+                                            tags: way.tags, geometry: geometry) {
+            featureID = try emit(f)
+        }
+        if let highway {
+            network.add(wayID: way.id, featureID: featureID, tags: way.tags, highway: highway,
+                        ids: r.ids, lat: r.lat, lon: r.lon)
+        }
+        if closed, let b = way.tags["building"], b != "no" {
+            addBuilding(key: key, osmID: OSMElementID(.way, way.id).encoded, featureID: featureID, nodeIDs: r.ids)
+        }
+    }
+
+    /// Remembers a building's entrances (entrance nodes that are vertices of its outline).
+    private func addBuilding(key: String, osmID: Int64, featureID: Int64?, nodeIDs: [Int64]) {
+        var seen = Set<Int64>()
+        var entrances: [FeatureWriter.PendingEntrance] = []
+        for node in nodeIDs where entranceValue[node] != nil && seen.insert(node).inserted {
+            guard let i = nodeIndex(node) else { continue }
+            entrances.append(FeatureWriter.PendingEntrance(
+                nodeID: node, coordinate: Coordinate(latitude: Double(nodes[i].lat) * 1e-7, longitude: Double(nodes[i].lon) * 1e-7),
+                entranceValue: entranceValue[node] ?? "yes", entranceFeatureID: entranceFeatureID[node]))
+        }
+        if !entrances.isEmpty { buildings.append((key, osmID, featureID, entrances)) }
+    }
+
+    private func wayRefs(_ id: Int64) -> UnsafeBufferPointer<Int64>.SubSequence? {
+        var lo = 0, hi = wayRecords.count - 1
+        while lo <= hi {
+            let mid = (lo + hi) >> 1
+            let v = wayRecords[mid].id
+            if v == id {
+                let start = Int(wayRecords[mid].refStart)
+                let end = mid + 1 < wayRecords.count ? Int(wayRecords[mid + 1].refStart) : refs.count
+                return refs[start..<end]
+            }
+            if v < id { lo = mid + 1 } else { hi = mid - 1 }
+        }
+        return nil
+    }
+
+    private func relation(_ relation: OSMRelation) throws {
+        summary.relations += 1
+        guard let type = relation.tags["type"], type == "multipolygon" || type == "building" else { return }
+        var outers: [[(Int64, Coordinate)]] = []
+        var inners: [[(Int64, Coordinate)]] = []
+        var outerNodeIDs: [Int64] = []
+        for member in relation.members where member.kind == .way {
+            guard let memberRefs = wayRefs(member.ref) else { continue }
+            let r = resolve(memberRefs)
+            guard r.ids.count >= 2 else { continue }
+            let segment = Array(zip(r.ids, Self.coordinates(r.lat, r.lon)))
+            if member.role == "inner" { inners.append(segment) } else {
+                outers.append(segment)
+                outerNodeIDs.append(contentsOf: r.ids)
+            }
+        }
+        let outerRings = RingAssembler.rings(outers)
+        guard !outerRings.isEmpty else { return }
+        let innerRings = RingAssembler.rings(inners)
+        let geometry = RingAssembler.geometry(outers: outerRings, inners: innerRings)
+        let key = "r\(relation.id)"
+        var featureID: Int64?
+        if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.relation, relation.id).encoded],
+                                            tags: relation.tags, geometry: geometry) {
+            featureID = try emit(f)
+        }
+        if let b = relation.tags["building"], b != "no" {
+            addBuilding(key: key, osmID: OSMElementID(.relation, relation.id).encoded, featureID: featureID, nodeIDs: outerNodeIDs)
+        }
+    }
+
+    // MARK: the end
+
+    /// Entrance lists, intersections and the walking graph, from what the pass kept.
+    func finish(writer: inout FeatureWriter) throws {
+        nodeFile.releasePages()
+        refFile.releasePages()
+        progress?(MapImportProgress(phase: .building, fraction: 0))
+        for building in buildings {
+            try writer.insertEntranceList(buildingKey: building.key, buildingOSMID: building.osmID,
+                                          buildingFeatureID: building.featureID, entrances: building.entrances)
+            summary.entranceLists += 1
+            summary.features += 1
+        }
+        buildings = []
+        var roadFeatureIDs: [Int64: Int64] = [:]
+        for way in network.ways where way.featureID != 0 { roadFeatureIDs[way.wayID] = way.featureID }
+        try NetworkBuilder.intersections(network) { intersection in
+            try writer.insertIntersection(intersection, roadFeatureIDs: roadFeatureIDs)
+            summary.intersections += 1
+            summary.features += 1
+        }
+        progress?(MapImportProgress(phase: .building, fraction: 0.5))
+        var edges = 0
+        let vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
+            try writer.insertWalkEdge(edge)
+            edges += 1
+        }
+        try writer.insertWalkNodes(vertices)
+        summary.walkNodes = vertices.count
+        summary.walkEdges = edges
+        progress?(MapImportProgress(phase: .building, fraction: 1))
+    }
+}
+
+/// Batches of prepared feature rows from the thread that reads the file to the one that writes the
+/// database, at most a few batches ahead so that memory stays bounded.
+final class PreparedChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var batches: [[FeatureWriter.PreparedFeature]] = []
+    private var closed = false
+    private var cancelled = false
+    private var failure: (any Error)?
+    private let capacity = 4
+
+    /// Queues a batch, waiting while the queue is full; false when the writer has given up.
+    func put(_ batch: [FeatureWriter.PreparedFeature]) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        batches.append(batch)
+        condition.broadcast()
+        return true
+    }
+
+    /// The reader is done, with `error` when it failed.
+    func close(error: (any Error)?) {
+        condition.lock()
+        closed = true
+        failure = error
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The writer failed: the reader's next `put` returns false.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next batch; nil once the reader is done; the reader's error when it failed (after the
+    /// batches it sent before failing, which are then not needed).
+    func take() throws -> [FeatureWriter.PreparedFeature]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while batches.isEmpty && !closed { condition.wait() }
+        if let failure { throw failure }
+        if batches.isEmpty { return nil }
+        let batch = batches.removeFirst()
+        condition.broadcast()
+        return batch
+    }
+}
