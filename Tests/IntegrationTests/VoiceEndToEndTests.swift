@@ -28,7 +28,8 @@ struct VoiceEndToEndTests {
             process.arguments = ["run", "--at", "\(VoiceEndToEndTests.here.latitude),\(VoiceEndToEndTests.here.longitude)",
                                  "--heading", "90", "--db", Soundscape.helsinkiDatabase, "--control-socket", socket,
                                  "--verbose"] + extraArguments
-            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
+            // Its own settings and user data: a setting changed by voice must not reach the user's files or another test.
+            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path, "XDG_CONFIG_HOME": dir.path]) { $1 }
             FileManager.default.createFile(atPath: log.path, contents: nil)
             let logHandle = try FileHandle(forWritingTo: log)
             process.standardInput = Pipe()
