@@ -72,8 +72,8 @@ struct CommandLineTests {
         let result = try Soundscape.run(["doctor", "--gpsd", gpsd, "--db", Soundscape.helsinkiDatabase])
         let lines = result.stdout.split(separator: "\n").filter { !$0.hasPrefix("Map data") }
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
-        #expect(lines.count == 8)
-        for part in ["Speech model", "Speech output", "Sound server", "Microphone", "HRTF", "GPS", "Map"] {
+        #expect(lines.count == 9, "\(result.stdout)")
+        for part in ["Speech model", "Whisper", "Speech output", "Sound server", "Microphone", "HRTF", "GPS", "Map"] {
             #expect(lines.contains { $0.hasPrefix("OK") && $0.contains(part) }, "no OK line for \(part): \(result.stdout)")
         }
         // The microphone by the name a person gave it (the test server's virtual microphone).
