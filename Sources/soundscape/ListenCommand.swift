@@ -112,11 +112,11 @@ struct ListenCommand: AsyncParsableCommand {
         struct First: Encodable { var text: String; var intent: String?; var confidence: Double }
         struct Accepted: Encodable {
             var text: String; var intent: String; var slots: [String: String]; var confidence: Double
-            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var decision: String?
+            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var transcript_log_probability: Double?; var decision: String?
         }
         struct Rejected: Encodable {
             var text: String; var rejected = true; var reason: String; var confidence: Double
-            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var decision: String?
+            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var transcript_log_probability: Double?; var decision: String?
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -126,11 +126,13 @@ struct ListenCommand: AsyncParsableCommand {
         if let c = result.command {
             data = try? encoder.encode(Accepted(text: c.words, intent: c.intent, slots: c.slots, confidence: (c.confidence * 1000).rounded() / 1000,
                                                 pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
-                                                snap_distance: report?.snapDistance, decision: report?.decision.outcome.rawValue))
+                                                snap_distance: report?.snapDistance,
+                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
         } else {
             data = try? encoder.encode(Rejected(text: result.text, reason: result.rejection ?? "rejected", confidence: confidence,
                                                 pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
-                                                snap_distance: report?.snapDistance, decision: report?.decision.outcome.rawValue))
+                                                snap_distance: report?.snapDistance,
+                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
         }
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }

@@ -66,12 +66,40 @@ struct RecognizerDecisionTests {
     @Test func aTranscriptFarFromEveryCommandIsNoCommandWhateverPocketSphinxSays() {
         let thresholds = DecisionThresholds.standard
         let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),
-                                          second: Self.snap("callouts_on", distance: thresholds.outOfGrammar + 0.01))
+                                          second: Self.snap("callouts_on", distance: thresholds.outOfGrammar + 0.01), transcriptLogProbability: -0.2)
         #expect(d.outcome == .outOfGrammar)
         #expect(d.command == nil)
-        let empty = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.99),
-                                              second: Snap(heard: [], sentence: [], command: nil, distance: 1, wordDistance: 1))
-        #expect(empty.outcome == .outOfGrammar)
+        // A sure transcript far from every command overrules a command that undoes nothing, too.
+        let sure = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.99),
+                                             second: Snap(heard: ["where", "are", "my", "gloves"], sentence: [], command: nil, distance: 1, wordDistance: 1),
+                                             transcriptLogProbability: -0.2)
+        #expect(sure.outcome == .outOfGrammar)
+    }
+
+    @Test func anUnsureTranscriptNeitherVetoesNorOverrulesACommandItMerelyGarbled() {
+        // Whisper wrote nonsense for "set beacon on Stockmann": PocketSphinx's command, which undoes nothing, stands.
+        let nonsense = Snap(heard: ["satsby", "konstogman"], sentence: [], command: nil, distance: 1, wordDistance: 1)
+        let stands = RecognizerDecision.decide(first: Self.first("set_beacon", confidence: 0.62, slots: ["place": "Stockmann"]),
+                                               second: nonsense, transcriptLogProbability: -1.2)
+        #expect(stands.outcome == .firstRecognizer)
+        #expect(stands.command?.slots["place"] == "Stockmann")
+        // ... but one that undoes another is not taken on PocketSphinx's word alone.
+        let undoing = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99), second: nonsense, transcriptLogProbability: -1.2)
+        #expect(undoing.command == nil)
+        // "Kälopsof" for "callouts off": unclear, but nearest to the very command PocketSphinx took.
+        let garbled = RecognizerDecision.decide(first: Self.first("callouts_off", confidence: 0.99), second: Self.snap("callouts_off", distance: 0.57),
+                                                transcriptLogProbability: -0.76)
+        #expect(garbled.outcome == .agreed)
+        #expect(garbled.command?.intent == "callouts_off")
+        // The same distance from a clearly written transcript is another sentence, not the command.
+        let clear = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99), second: Self.snap("callouts_on", distance: 0.5),
+                                              transcriptLogProbability: -0.2)
+        #expect(clear.outcome == .outOfGrammar)
+        // Loose agreement needs PocketSphinx to have taken the command, and the opposite never agrees.
+        #expect(RecognizerDecision.decide(first: Self.first("callouts_off", confidence: 0.3, taken: false),
+                                          second: Self.snap("callouts_off", distance: 0.57), transcriptLogProbability: -0.76).command == nil)
+        #expect(RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),
+                                          second: Self.snap("callouts_off", distance: 0.57), transcriptLogProbability: -0.76).command == nil)
     }
 
     @Test func withoutASecondOpinionPocketSphinxDecidesAlone() {

@@ -37,14 +37,26 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     public var strongSnap: Double
     /// PocketSphinx's confidence at or above which its command is strong evidence.
     public var strongConfidence: Double
+    /// The transcript's mean token log probability at or above which the model heard its words clearly: only such a
+    /// transcript can overrule, as no command at all, a command PocketSphinx took that undoes nothing (Whisper tiny
+    /// garbles some names and voices into nonsense, and nonsense must not veto a command it merely failed to hear).
+    public var sureTranscript: Double
 
-    public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double) {
+    /// An unsure transcript whose nearest sentence is the command PocketSphinx took, this close or closer, agrees
+    /// with it ("Kälopsof" for "callouts off"): a garbled hearing of the same words, not another command.
+    public var looseAgreement: Double
+
+    public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
+                looseAgreement: Double = 0.6) {
         self.outOfGrammar = outOfGrammar
         self.strongSnap = strongSnap
         self.strongConfidence = strongConfidence
+        self.sureTranscript = sureTranscript
+        self.looseAgreement = looseAgreement
     }
 
-    public static let standard = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9)
+    public static let standard = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9, sureTranscript: -0.5,
+                                                    looseAgreement: 0.6)
 }
 
 /// What PocketSphinx made of an utterance, as far as the decision needs it.
@@ -136,13 +148,18 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     /// One decision from PocketSphinx's result and the snapped transcript of the same utterance (nil when there is no
     /// second recognizer, or it failed on this utterance).
     ///
-    /// - They agree (same intent and slots, whether or not PocketSphinx's confidence passed): taken.
-    /// - The transcript is further than ``DecisionThresholds/outOfGrammar`` from every command: not a command.
+    /// - They agree (same intent and slots, whether or not PocketSphinx's confidence passed): taken. An unsure
+    ///   transcript agrees when its nearest sentence, within ``DecisionThresholds/looseAgreement``, is the command
+    ///   PocketSphinx took.
+    /// - The transcript is further than ``DecisionThresholds/outOfGrammar`` from every command: not a command, unless
+    ///   PocketSphinx took a command that undoes nothing and the transcript is not sure of its words
+    ///   (``DecisionThresholds/sureTranscript``): then PocketSphinx's command stands.
     /// - They disagree: the one with strong evidence when the other's is not strong, unless its command undoes
     ///   another (on/off, mute/unmute, …): those are taken only when both agree. Otherwise "Say that again?", never
     ///   a guess.
     /// - PocketSphinx heard no speech: nothing, whatever the transcript says (a neural model writes words into noise).
-    public static func decide(first: FirstOpinion, second: Snap?, thresholds: DecisionThresholds = .standard) -> RecognizerDecision {
+    public static func decide(first: FirstOpinion, second: Snap?, transcriptLogProbability: Double? = nil,
+                              thresholds: DecisionThresholds = .standard) -> RecognizerDecision {
         guard let second else {
             if let command = first.command {
                 return RecognizerDecision(outcome: .firstAlone, command: command, reason: "PocketSphinx alone")
@@ -154,7 +171,17 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         }
         let transcript = "\"\(second.heard.joined(separator: " "))\""
         let distance = String(format: "%.2f", second.distance)
+        let unsure = (transcriptLogProbability ?? -.infinity) < thresholds.sureTranscript
+        if let command = first.command, unsure, same(command, second.command), second.distance <= thresholds.looseAgreement {
+            return RecognizerDecision(outcome: .agreed, command: command,
+                                      reason: "the transcript \(transcript) is unclear but nearest to \(command.intent) too (distance \(distance))")
+        }
         guard let snapped = second.command, second.distance <= thresholds.outOfGrammar else {
+            if let command = first.command, unsure, !undoesAnother(command) {
+                return RecognizerDecision(outcome: .firstRecognizer, command: command,
+                                          reason: "the transcript \(transcript) matches no command (distance \(distance)) but its words are "
+                                              + "unsure; PocketSphinx's \(command.intent) undoes nothing and stands")
+            }
             return RecognizerDecision(outcome: .outOfGrammar, command: nil,
                                       reason: "the transcript \(transcript) is far from every command (distance \(distance))")
         }

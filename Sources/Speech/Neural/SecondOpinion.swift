@@ -15,6 +15,8 @@ public struct TwoRecognizerReport: Sendable, Codable, Hashable {
     public var problem: String?
     /// Milliseconds the transcriber took.
     public var transcriberMilliseconds: Double?
+    /// The transcript's mean token log probability (closer to 0 is surer).
+    public var transcriptLogProbability: Double?
     public var decision: RecognizerDecision
 }
 
@@ -118,9 +120,11 @@ public final class SecondOpinion: Sendable {
             let snap = snapper.snap(transcript.text)
             report.transcript = transcript.text
             report.transcriberMilliseconds = transcript.milliseconds
+            report.transcriptLogProbability = transcript.meanLogProbability
             report.snapped = snap.sentence.joined(separator: " ")
             report.snapDistance = (snap.distance * 1000).rounded() / 1000
-            report.decision = RecognizerDecision.decide(first: opinion, second: snap, thresholds: thresholds)
+            report.decision = RecognizerDecision.decide(first: opinion, second: snap,
+                                                        transcriptLogProbability: transcript.meanLogProbability, thresholds: thresholds)
         } catch {
             // PocketSphinx alone, as without a second recognizer, except that a command that undoes another is never
             // taken unchecked; the reason is in the report.
