@@ -65,16 +65,19 @@ final class RunningAssistant {
     private let outURL: URL
     private let dir: URL
 
-    init(_ arguments: [String]) throws {
+    /// `environment` is added to the test's; with `logs`, the log lines (stderr) go into ``output`` too.
+    init(_ arguments: [String], environment: [String: String] = [:], logs: Bool = false) throws {
         dir = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-compass-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         outURL = dir.appendingPathComponent("out")
         _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
         process.executableURL = Soundscape.executable
         process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(["SOUNDSCAPE_USER_DB": Soundscape.scratchUserDatabase]) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: outURL)
-        process.standardError = FileHandle.nullDevice
+        process.environment = ProcessInfo.processInfo.environment
+            .merging(["SOUNDSCAPE_USER_DB": Soundscape.scratchUserDatabase]) { $1 }.merging(environment) { $1 }
+        let out = try FileHandle(forWritingTo: outURL)
+        process.standardOutput = out
+        process.standardError = logs ? out : FileHandle.nullDevice
         process.standardInput = input
         try process.run()
     }
@@ -99,6 +102,13 @@ final class RunningAssistant {
             }
         }
         return answer
+    }
+
+    /// Waits until the output has `text` (an event, not a fixed time), at most `timeout` seconds.
+    func waitFor(_ text: String, timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline && !output.contains(text) { Thread.sleep(forTimeInterval: 0.05) }
+        return output.contains(text)
     }
 
     func quit() -> Int32 {

@@ -17,25 +17,7 @@ struct MarkerVoiceEndToEndTests {
     static let end = start.destination(bearing: 75, distance: 300)
 
     /// A GPX walk: standing at `start` for `hold` seconds, walking at 1.4 m/s to `end`, standing there a little.
-    static func walk(hold: Double) -> String {
-        let t0 = Date(timeIntervalSince1970: 1_780_000_000)
-        let formatter = ISO8601DateFormatter()
-        var points: [(Coordinate, Double)] = stride(from: 0.0, through: hold, by: 10).map { (start, $0) }
-        let steps = Int((300 / 1.4 / 5).rounded())
-        for i in 1...steps { points.append((start.destination(bearing: 75, distance: 300 * Double(i) / Double(steps)), hold + 5 * Double(i))) }
-        let arrived = hold + 5 * Double(steps)
-        for k in 1...4 { points.append((end, arrived + 5 * Double(k))) }
-        let rows = points.map { c, t in
-            String(format: "<trkpt lat=\"%.7f\" lon=\"%.7f\"><time>%@</time></trkpt>", c.latitude, c.longitude,
-                   formatter.string(from: t0.addingTimeInterval(t)))
-        }
-        return """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <gpx version="1.1" creator="soundscape tests" xmlns="http://www.topografix.com/GPX/1/1"><trk><trkseg>
-            \(rows.joined(separator: "\n"))
-            </trkseg></trk></gpx>
-            """
-    }
+    static func walk(hold: Double) -> String { SimulatedWalk.gpx(from: start, to: end, hold: hold) }
 
     @Test func markThisPlaceWalkAwayAndTakeMeToItsNameStartsGuidanceBack() async throws {
         try TestServices.require()
