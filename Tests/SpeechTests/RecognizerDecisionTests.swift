@@ -91,7 +91,11 @@ struct RecognizerDecisionTests {
                                                 transcriptLogProbability: -0.76)
         #expect(garbled.outcome == .agreed)
         #expect(garbled.command?.intent == "callouts_off")
-        // The same distance from a clearly written transcript is another sentence, not the command.
+        // "Wear my." for "where am i", written with confidence: nearest to a command that undoes nothing, so it agrees.
+        let misspelt = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.88), second: Self.snap("where_am_i", distance: 0.58),
+                                                 transcriptLogProbability: -0.22)
+        #expect(misspelt.outcome == .agreed)
+        // The same distance from a clearly written transcript is another sentence when the command undoes another.
         let clear = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99), second: Self.snap("callouts_on", distance: 0.5),
                                               transcriptLogProbability: -0.2)
         #expect(clear.outcome == .outOfGrammar)

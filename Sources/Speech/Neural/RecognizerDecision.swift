@@ -42,8 +42,9 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// garbles some names and voices into nonsense, and nonsense must not veto a command it merely failed to hear).
     public var sureTranscript: Double
 
-    /// An unsure transcript whose nearest sentence is the command PocketSphinx took, this close or closer, agrees
-    /// with it ("Kälopsof" for "callouts off"): a garbled hearing of the same words, not another command.
+    /// A transcript whose nearest sentence is the command PocketSphinx took, this close or closer, agrees with it
+    /// when it is unsure ("Kälopsof" for "callouts off") or the command undoes nothing ("Wear my." for "where am i"):
+    /// a garbled hearing of the same words, not another command.
     public var looseAgreement: Double
 
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
@@ -149,8 +150,8 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     /// second recognizer, or it failed on this utterance).
     ///
     /// - They agree (same intent and slots, whether or not PocketSphinx's confidence passed): taken. An unsure
-    ///   transcript agrees when its nearest sentence, within ``DecisionThresholds/looseAgreement``, is the command
-    ///   PocketSphinx took.
+    ///   transcript, or any transcript of a command that undoes nothing, agrees when its nearest sentence, within
+    ///   ``DecisionThresholds/looseAgreement``, is the command PocketSphinx took.
     /// - The transcript is further than ``DecisionThresholds/outOfGrammar`` from every command: not a command, unless
     ///   PocketSphinx took a command that undoes nothing and the transcript is not sure of its words
     ///   (``DecisionThresholds/sureTranscript``): then PocketSphinx's command stands.
@@ -172,9 +173,10 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         let transcript = "\"\(second.heard.joined(separator: " "))\""
         let distance = String(format: "%.2f", second.distance)
         let unsure = (transcriptLogProbability ?? -.infinity) < thresholds.sureTranscript
-        if let command = first.command, unsure, same(command, second.command), second.distance <= thresholds.looseAgreement {
+        if let command = first.command, unsure || !undoesAnother(command), same(command, second.command),
+           second.distance <= thresholds.looseAgreement {
             return RecognizerDecision(outcome: .agreed, command: command,
-                                      reason: "the transcript \(transcript) is unclear but nearest to \(command.intent) too (distance \(distance))")
+                                      reason: "the transcript \(transcript) is nearest to \(command.intent) too (distance \(distance))")
         }
         guard let snapped = second.command, second.distance <= thresholds.outOfGrammar else {
             if let command = first.command, unsure, !undoesAnother(command) {
