@@ -102,6 +102,8 @@ struct WhisperTranscriberTests {
         #expect(WhisperTranscriber.collapsingRepeats("Wake up, Wake up, Wake up,") == "Wake up,")
         #expect(WhisperTranscriber.collapsingRepeats("set beacon on Kauppatori") == "set beacon on Kauppatori")
         #expect(WhisperTranscriber.collapsingRepeats("go to the go to") == "go to the go to")
+        #expect(WhisperTranscriber.collapsingRepeats("Take me to Marker at Keskus katu 3a, Take me to Marker at Keskus katu 3a, Take me to Mark")
+                == "Take me to Marker at Keskus katu 3a,")
         #expect(WhisperTranscriber.collapsingRepeats("") == "")
     }
 

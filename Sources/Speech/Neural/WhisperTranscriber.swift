@@ -189,7 +189,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let keys = words.map { $0.lowercased().filter { $0.isLetter || $0.isNumber } }
         let n = words.count
         guard n >= 2 else { return text.trimmingCharacters(in: .whitespaces) }
-        for period in 1...(n / 2) where (0..<(n - period)).allSatisfy({ keys[$0] == keys[$0 + period] }) {
+        // The last word may be cut short where the decode was stopped ("…, Take me to Mark").
+        for period in 1...(n / 2) where (0..<(n - period)).allSatisfy({
+            keys[$0] == keys[$0 + period] || ($0 + period == n - 1 && !keys[$0 + period].isEmpty && keys[$0].hasPrefix(keys[$0 + period]))
+        }) {
             return words[0..<period].joined(separator: " ")
         }
         return words.joined(separator: " ")
