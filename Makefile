@@ -10,6 +10,7 @@ XDG_DATA_HOME ?= $(HOME)/.local/share
 MAP_DB       ?= $(XDG_DATA_HOME)/soundscape/map.sqlite
 BUNDLED_PBF  := $(DATA)/osm/Helsinki.osm.pbf
 RELEASE_BIN  := .build/release/soundscape
+BENCH_BIN    := .build/release/soundscape-bench
 RUN_ARGS     ?=
 
 .PHONY: all setup build release run test test-reliability fuzz bench sounds proto install uninstall clean demo
@@ -64,7 +65,7 @@ fuzz: release
 # The fuzzers run first; a crash shows as MISSED in the table rather than hiding the other figures.
 bench: release
 	-bash scripts/fuzz $(FUZZ_RUNS)
-	bash scripts/with-test-services $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv
+	bash scripts/with-test-services $(BENCH_BIN) --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv
 
 # Regenerate the earcons in Sounds/ (deterministic synthesis; the beacon loops are made in memory at start).
 sounds: setup

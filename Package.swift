@@ -13,6 +13,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "soundscape", targets: ["soundscape"]),
+        // `make bench`: every measured figure against its target; kept out of the product's CLI.
+        .executable(name: "soundscape-bench", targets: ["SoundscapeBench"]),
         // Libraries for the fuzzers in Fuzz/ (a separate package that depends on this one).
         .library(name: "SoundscapeMapData", targets: ["MapData"]),
         .library(name: "SoundscapeLocation", targets: ["Location"]),
@@ -86,6 +88,11 @@ let package = Package(
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Logging", package: "swift-log"),
                                          .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                          swiftSettings: strict),
+        .executableTarget(name: "SoundscapeBench",
+                          dependencies: ["App", "Geo", "MapData", "Audio", "Speech",
+                                         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                                         .product(name: "Logging", package: "swift-log")],
                           swiftSettings: strict),
 
         // ---- tests ----

@@ -1,148 +1,32 @@
+import Audio
 import Foundation
-import Synchronization
 
 /// The audio engine's measured figures for `make bench`.
-public enum AudioBench {
-    public typealias Figure = (name: String, value: Double, unit: String, target: String)
+enum AudioBench {
+    typealias Figure = (name: String, value: Double, unit: String, target: String)
 
     /// Runs every audio measurement. `pulse` is the server to measure the output latency against (the
     /// default server when nil options are given); without one that figure is skipped. `synthesizer` is
     /// the process's espeak-ng instance (one is created when nil and none exists).
-    public static func run(synthesizer: EspeakSynthesizer? = nil, pulse: PulseOutput.Options? = PulseOutput.Options(),
+    static func run(synthesizer: EspeakSynthesizer? = nil, pulse: PulseOutput.Options? = PulseOutput.Options(),
                            sofaPath: String = SOFAHRTF.debianDefaultPath) throws -> [Figure] {
         let bank = try HRTFBank(sofaPath: sofaPath)
         var figures: [Figure] = []
-        let one = cpuLoad(sources: 1, bank: bank)
+        let one = AudioProbes.mixerCPULoad(sources: 1, bank: bank)
         figures.append(("HRTF: CPU per source at 48 kHz (1 moving source)", one * 100, "% of a core", "<= 0.2"))
-        let many = cpuLoad(sources: 32, bank: bank)
+        let many = AudioProbes.mixerCPULoad(sources: 32, bank: bank)
         figures.append(("HRTF: CPU with 32 moving sources", many * 100, "% of a core", "<= 8"))
         if let pulse {
-            if let m = try motionToSound(bank: bank, options: pulse) {
+            if let m = try AudioProbes.motionToSound(bank: bank, options: pulse) {
                 figures.append(("Motion-to-sound: heading update to first new block (median)", m.render * 1000, "ms", "-"))
                 figures.append(("Motion-to-sound: + queued + server latency (median)", m.total * 1000, "ms", "<= 25"))
                 figures.append(("Motion-to-sound: total (worst of \(m.count))", m.worst * 1000, "ms", "-"))
             }
         }
         let synth = try synthesizer ?? EspeakSynthesizer()
-        let tts = try ttsFirstSample(bank: bank, synthesizer: synth)
+        let tts = try AudioProbes.ttsFirstSample(bank: bank, synthesizer: synth)
         figures.append(("TTS: first audio sample in the mixer, 10-word sentence (median)", tts.median * 1000, "ms", "<= 10"))
         figures.append(("TTS: first audio sample (worst of \(tts.count))", tts.worst * 1000, "ms", "-"))
         return figures
     }
-
-    private static func threadCPUNanos() -> UInt64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
-    }
-
-    /// Fraction of one core the mixer needs for `sources` spatial voices of noise, each turning at
-    /// 90°/s (so direction cross-fades happen as in real use), rendered for 10 s of audio.
-    static func cpuLoad(sources: Int, bank: HRTFBank) -> Double {
-        let mixer = Mixer(bank: bank, blockFrames: 256, maxVoices: max(sources, 1))
-        let seconds = 10.0
-        let frames = Int(seconds * 48_000)
-        var seed: UInt32 = 12_345
-        var noise = [Float](repeating: 0, count: frames + 48_000)
-        for i in noise.indices {
-            seed = seed &* 1_664_525 &+ 1_013_904_223
-            noise[i] = (Float(seed >> 8) / Float(1 << 24) - 0.5) * 0.2
-        }
-        for s in 0..<sources {
-            let stream = SampleStream(channels: 1, samples: noise, sourceChannels: 1)
-            // Relative placement; the listener's heading turns, so compass sources move.
-            mixer.commands.push(MixerCommand(kind: .start, id: UInt64(s + 1), stream: Unmanaged.passRetained(stream),
-                                             placement: .compass(Double(s) * 360 / Double(sources))))
-        }
-        let out = UnsafeMutablePointer<Float>.allocate(capacity: 512)
-        defer { out.deallocate() }
-        let blocks = frames / 256
-        mixer.render(into: out)   // apply the start commands, warm up
-        let t0 = threadCPUNanos()
-        for b in 0..<blocks {
-            mixer.listener.heading.value = Double(b) * 90 * 256 / 48_000
-            mixer.render(into: out)
-        }
-        let t1 = threadCPUNanos()
-        while let e = mixer.events.pop() { e.stream?.release() }
-        return Double(t1 - t0) / 1e9 / (Double(blocks * 256) / 48_000)
-    }
-
-    /// From a heading update to the first block rendered with it, plus the audio queued ahead of that
-    /// block and the server's reported latency. Nil when no server answers.
-    static func motionToSound(bank: HRTFBank, options: PulseOutput.Options) throws
-        -> (render: Double, total: Double, worst: Double, count: Int)? {
-        let engine = try AudioEngine(configuration: .init(output: .pulseAudio(options)), synthesizer: nil, bank: bank)
-        defer { engine.shutdown() }
-        guard let output = engine.output else { return nil }
-        for _ in 0..<40 where !output.isConnected { usleep(50_000) }
-        guard output.isConnected else { return nil }
-        engine.startBeacon(BeaconSound(style: BeaconStyle.builtIn()!, location: .init(latitude: 60.17, longitude: 24.94)))
-        engine.setLocation(.init(latitude: 60.16, longitude: 24.94))
-        usleep(300_000)
-        var renders: [Double] = [], totals: [Double] = []
-        let l = engine.mixer.listener
-        for i in 0..<60 {
-            engine.setHeading(Double(i * 37 % 360))
-            let serial = l.headingSerial.load(ordering: .acquiring)
-            let t0 = l.headingNanos.load(ordering: .acquiring)
-            let deadline = monotonicNanos() + 200_000_000
-            while engine.mixer.appliedHeadingSerial.load(ordering: .acquiring) < serial && monotonicNanos() < deadline {
-                usleep(100)
-            }
-            let applied = engine.mixer.appliedHeadingNanos.load(ordering: .acquiring)
-            guard applied >= t0 else { continue }
-            let render = Double(applied - t0) / 1e9
-            let ahead = Double(engine.queuedAheadOfHeading.load(ordering: .relaxed)) / 48_000
-            let server = output.latency() ?? 0
-            if ProcessInfo.processInfo.environment["SOUNDSCAPE_BENCH_DEBUG"] != nil {
-                print("render \(render * 1000) ahead \(ahead * 1000) server \(server * 1000) largest \(output.largestRequest.load(ordering: .relaxed)) underruns \(output.underruns.load(ordering: .relaxed))")
-            }
-            renders.append(render)
-            totals.append(render + ahead + server)
-            usleep(UInt32(20_000 + (i * 7_919) % 13_000))   // update at irregular times
-        }
-        guard !totals.isEmpty else { return nil }
-        return (median(renders), median(totals), totals.max() ?? 0, totals.count)
-    }
-
-    /// From `play` of a 10-word sentence to the mixer rendering its first sample (real-time engine).
-    static func ttsFirstSample(bank: HRTFBank, synthesizer: EspeakSynthesizer) throws -> (median: Double, worst: Double, count: Int) {
-        let engine = try AudioEngine(configuration: .init(output: .null), synthesizer: synthesizer, bank: bank)
-        defer { engine.shutdown() }
-        let sentence = "Coffee shop is about thirty meters ahead on your left side."
-        var values: [Double] = []
-        let done = DispatchSemaphore(value: 0)
-        for i in 0..<12 {
-            let box = ResultBox()
-            Task.detached {
-                box.set(await engine.playForBench(TTSSound(sentence), type: .relative(Double(i * 30))))
-                done.signal()
-            }
-            // Stop it once it has started: we only need the first sample.
-            let deadline = Date().addingTimeInterval(2)
-            while engine.latestFirstSampleLatency == nil && Date() < deadline { usleep(500) }
-            if let v = engine.latestFirstSampleLatency, i > 1 { values.append(v) }   // skip warm-up runs
-            engine.stopAll()
-            done.wait()
-            engine.resetFirstSampleLatency()
-        }
-        return (median(values), values.max() ?? .nan, values.count)
-    }
-
-    private static func median(_ x: [Double]) -> Double {
-        guard !x.isEmpty else { return .nan }
-        let s = x.sorted()
-        return s[s.count / 2]
-    }
-}
-
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: PlaybackResult?
-    func set(_ v: PlaybackResult) { lock.lock(); value = v; lock.unlock() }
-}
-
-extension AudioEngine {
-    func playForBench(_ sound: any Sound, type: SoundType) async -> PlaybackResult { await play(sound, type: type) }
 }

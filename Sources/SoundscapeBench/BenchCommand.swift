@@ -2,14 +2,18 @@ import App
 import ArgumentParser
 import Audio
 import Foundation
+import Logging
 
+/// `soundscape-bench`, the program `make bench` runs: every figure, printed against its target.
+@main
 struct BenchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "soundscape-bench",
         abstract: "Measure every performance figure and print them against their targets.",
         discussion: "Build with -c release first (make bench does). Figures that need a sound server use the default one.")
 
-    @OptionGroup var global: GlobalOptions
+    @Flag(name: .shortAndLong, help: "Log what each part is doing (to standard error).")
+    var verbose = false
 
     @Option(help: "OpenStreetMap extract to import for the map figures.")
     var pbf: String?
@@ -30,7 +34,12 @@ struct BenchCommand: AsyncParsableCommand {
     var fuzzResults: String?
 
     func run() async throws {
-        global.bootstrapLogging()
+        let level: Logger.Level = verbose ? .debug : .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
         let paths = ProjectPaths.locate()
         var figures: [BenchFigure] = []
         let work = workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-\(getpid())").path
@@ -79,4 +88,9 @@ struct BenchCommand: AsyncParsableCommand {
         if let fuzzResults { figures += try FuzzResults.figures(from: fuzzResults) }
         print(BenchTable.render(figures))
     }
+}
+
+/// Progress and diagnostics go to standard error, so standard output holds only the table.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One measured figure for `soundscape bench`, with the target an issue sets for it.
+/// One measured figure for `soundscape-bench`, with the target an issue sets for it.
 struct BenchFigure: Sendable {
     var name: String
     var value: Double

@@ -1,7 +1,7 @@
 import Foundation
 import MapData
 
-/// Import figures at region scale for `soundscape bench --only import`: the extract tiled into 16 and
+/// Import figures at region scale for `soundscape-bench --only import`: the extract tiled into 16 and
 /// 100 shifted copies (made once and kept in `$XDG_CACHE_HOME/soundscape/bench`), each imported in a
 /// child process (wall time, peak RSS, database size) beside `osmium export` of the same file.
 enum ImportBench {

@@ -3,7 +3,7 @@ import Geo
 import App
 import MapData
 
-/// Map figures for `soundscape bench`: import time and peak memory of `soundscape import` on the
+/// Map figures for `soundscape-bench`: import time and peak memory of `soundscape import` on the
 /// given extract (run as a child process so its peak RSS is its own), the size of what it built, and
 /// query latencies over 10,000 random points inside the extract.
 func runMapBench(pbf: String, workDir: String, importRuns: Int = 3, queryPoints: Int = 10_000) async throws -> [BenchFigure] {

@@ -48,7 +48,7 @@ struct ListenCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         let audio = try WAVFile.read(file)
-        let samples = Self.speechInput(audio)
+        let samples = audio.monoInt16Samples(at: PocketSphinxDecoder.sampleRate)
         let paths = try ProjectPaths.locate()
         let recognizer = try CommandRecognizer(paths: paths, grammarPath: grammar)
         let second = SecondRecognizer.load(paths: paths)
@@ -135,23 +135,5 @@ struct ListenCommand: AsyncParsableCommand {
                                                 transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
         }
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-    }
-
-    /// Mixes down to mono and converts to the recognizer's 16 kHz, 16-bit input.
-    static func speechInput(_ audio: PCMBuffer) -> [Int16] {
-        var mono = audio
-        if audio.channels > 1 {
-            var mixed = [Float](repeating: 0, count: audio.frameCount)
-            for i in 0..<audio.frameCount {
-                var s: Float = 0
-                for c in 0..<audio.channels { s += audio.samples[i * audio.channels + c] }
-                mixed[i] = s / Float(audio.channels)
-            }
-            mono = PCMBuffer(sampleRate: audio.sampleRate, channels: 1, samples: mixed)
-        }
-        if mono.sampleRate != PocketSphinxDecoder.sampleRate {
-            mono = Resampler(from: mono.sampleRate, to: PocketSphinxDecoder.sampleRate).process(mono)
-        }
-        return mono.int16Samples
     }
 }

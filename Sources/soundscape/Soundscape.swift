@@ -10,7 +10,7 @@ struct Soundscape: AsyncParsableCommand {
             GPS, the HRTF and the map are all in place.
             """,
         subcommands: [RunCommand.self, ImportCommand.self, SayCommand.self, ListenCommand.self,
-                      SimulateCommand.self, BenchCommand.self, DoctorCommand.self, ConfigCommand.self, PttCommand.self, SoundsCommand.self,
+                      SimulateCommand.self, DoctorCommand.self, ConfigCommand.self, PttCommand.self, SoundsCommand.self,
                       DemoCommand.self],
         defaultSubcommand: nil)
 }

@@ -4,7 +4,7 @@ import Speech
 
 /// A synthetic evaluation corpus for the command recognizer: every grammar phrasing spoken by espeak-ng
 /// voices at several rates, optionally mixed with street noise at a set signal-to-noise ratio, and
-/// out-of-grammar sentences that must be rejected. `soundscape bench` measures on the full corpus,
+/// out-of-grammar sentences that must be rejected. `soundscape-bench` measures on the full corpus,
 /// the tests on a small slice.
 public struct VoiceCorpus {
     public struct Variant: Sendable, Hashable {
