@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         // ---- C system libraries (module map + pkg-config; Debian packages named in providers) ----
@@ -54,6 +55,8 @@ let package = Package(
                                // sqlite3_bind_* for the importer's bulk inserts (GRDB's own SQLite module).
                                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                                .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+                               // SHA-256 of the imported extract.
+                               .product(name: "Crypto", package: "swift-crypto"),
                                .product(name: "Logging", package: "swift-log")],
                 exclude: ["PBF/proto"],
                 swiftSettings: strict),
@@ -65,7 +68,7 @@ let package = Package(
         .target(name: "Callouts", dependencies: ["Geo"], resources: [.process("Resources")], swiftSettings: strict),
         .target(name: "Behaviors", dependencies: ["Geo", "MapData", "Location", "Callouts"], swiftSettings: strict),
         .target(name: "Audio",
-                dependencies: ["Geo", "CEspeakNG", "CPulseAudio", "CMySofa",
+                dependencies: ["Geo", "CEspeakNG", "CPulseAudio", "CMySofa", "CSpeexDSP",
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",

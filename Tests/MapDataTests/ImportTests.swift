@@ -202,12 +202,4 @@ struct ImportTests {
         #expect(MapStore.defaultDatabasePath(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"])
                 == "/home/u/.local/share/soundscape/map.sqlite")
     }
-
-    @Test("SHA-256 of known vectors")
-    func sha256() {
-        #expect(SHA256Digest.hexDigest(of: Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
-        #expect(SHA256Digest.hexDigest(of: Data("abc".utf8)) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
-        let long = Data(repeating: 0x61, count: 1_000_000)
-        #expect(SHA256Digest.hexDigest(of: long) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
-    }
 }

@@ -37,36 +37,52 @@ public enum TileGeoJSON {
             WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
             ORDER BY f.osm_ids, f.key
             """, arguments: [b.maxLatitude, b.minLatitude, b.maxLongitude, b.minLongitude])
-        var out = "{\"features\":["
-        for (i, row) in rows.enumerated() {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let features = rows.compactMap { row -> RenderedFeature? in
             guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
-                  let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { continue }
-            if i > 0 { out += "," }
-            let tags = JSONText.decodeStringMap(row[3]).sorted { $0.key < $1.key }
-            out += "{\"feature_type\":\(JSONText.quoted(row[1])),\"feature_value\":\(JSONText.quoted(row[2]))"
-            out += ",\"geometry\":\(geometryJSON(geometry))"
-            out += ",\"osm_ids\":\(row[0] as String)"
-            out += ",\"properties\":\(JSONText.object(tags.map { ($0.key, $0.value) }))"
-            out += ",\"type\":\"Feature\"}"
+                  let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { return nil }
+            return RenderedFeature(featureType: row[1], featureValue: row[2], geometry: RenderedGeometry(geometry: geometry),
+                                   osmIDs: JSONText.decodeIntegers(row[0]), properties: JSONText.decodeStringMap(row[3]))
         }
-        out += "],\"type\":\"FeatureCollection\"}"
-        return Data(out.utf8)
+        return try encoder.encode(RenderedCollection(features: features))
     }
 
-    static func geometryJSON(_ g: FeatureGeometry) -> String {
-        func point(_ c: Coordinate) -> String {
-            "[" + String(format: "%.6f", c.longitude) + "," + String(format: "%.6f", c.latitude) + "]"
+    private struct RenderedCollection: Encodable {
+        var features: [RenderedFeature]
+        var type = "FeatureCollection"
+    }
+
+    private struct RenderedFeature: Encodable {
+        var featureType: String
+        var featureValue: String
+        var geometry: RenderedGeometry
+        var osmIDs: [Int64]
+        var properties: [String: String]
+        var type = "Feature"
+        enum CodingKeys: String, CodingKey {
+            case featureType = "feature_type", featureValue = "feature_value", geometry, osmIDs = "osm_ids", properties, type
         }
-        func line(_ cs: [Coordinate]) -> String { "[" + cs.map(point).joined(separator: ",") + "]" }
-        func poly(_ rings: [[Coordinate]]) -> String { "[" + rings.map(line).joined(separator: ",") + "]" }
-        let coordinates: String
-        switch g {
-        case .point(let c): coordinates = point(c)
-        case .line(let cs), .multiPoint(let cs): coordinates = line(cs)
-        case .polygon(let rings): coordinates = poly(rings)
-        case .multiPolygon(let polys): coordinates = "[" + polys.map(poly).joined(separator: ",") + "]"
+    }
+
+    /// GeoJSON geometry: `[lon, lat]` positions rounded to 6 decimals (about 0.1 m), as the service writes them.
+    private struct RenderedGeometry: Encodable {
+        var geometry: FeatureGeometry
+        enum CodingKeys: String, CodingKey { case coordinates, type }
+
+        func encode(to encoder: any Encoder) throws {
+            func position(_ c: Coordinate) -> [Double] {
+                [(c.longitude * 1e6).rounded() / 1e6, (c.latitude * 1e6).rounded() / 1e6]
+            }
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            switch geometry {
+            case .point(let c): try container.encode(position(c), forKey: .coordinates)
+            case .line(let cs), .multiPoint(let cs): try container.encode(cs.map(position), forKey: .coordinates)
+            case .polygon(let rings): try container.encode(rings.map { $0.map(position) }, forKey: .coordinates)
+            case .multiPolygon(let polys): try container.encode(polys.map { $0.map { $0.map(position) } }, forKey: .coordinates)
+            }
+            try container.encode(geometry.kind.geoJSONType, forKey: .type)
         }
-        return "{\"coordinates\":\(coordinates),\"type\":\"\(g.kind.geoJSONType)\"}"
     }
 
     // MARK: parsing

@@ -1,128 +1,35 @@
 import Foundation
 
-/// Small JSON writers for the importer's hot path (JSONSerialization is slow on Linux and its key
-/// order is not stable).
+/// The JSON columns of the map database (names, tags, OSM ids), written and read with Foundation's coders.
+/// Keys are written sorted, so the same feature always gives the same text.
 enum JSONText {
-    static func quoted(_ s: String) -> String {
-        var out = "\""
-        out.reserveCapacity(s.utf8.count + 2)
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += String(format: "\\u%04x", scalar.value)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        out += "\""
-        return out
-    }
+    private static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return encoder
+    }()
+    private static let decoder = JSONDecoder()
 
-    /// `{"k":"v",…}` with keys in the order given.
+    /// `{"k":"v",…}`; a repeated key keeps its first value.
     static func object(_ pairs: [(String, String)]) -> String {
-        if pairs.isEmpty { return "{}" }
-        var out = "{"
-        for (i, pair) in pairs.enumerated() {
-            if i > 0 { out += "," }
-            out += quoted(pair.0)
-            out += ":"
-            out += quoted(pair.1)
-        }
-        out += "}"
-        return out
+        text(Dictionary(pairs, uniquingKeysWith: { first, _ in first }))
     }
 
-    static func integers(_ values: [Int64]) -> String {
-        "[" + values.map(String.init).joined(separator: ",") + "]"
-    }
+    static func integers(_ values: [Int64]) -> String { text(values) }
 
-    /// Decodes a flat JSON object of strings. The importer writes these itself, so a small scanner
-    /// handles them; anything unexpected falls back to JSONSerialization.
+    /// A stored object of strings; empty when the text is not one.
     static func decodeStringMap(_ text: String) -> [String: String] {
-        if let fast = scanStringMap(text) { return fast }
-        guard let data = text.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return [:] }
-        var out: [String: String] = [:]
-        for (k, v) in object {
-            if let s = v as? String { out[k] = s } else { out[k] = "\(v)" }
-        }
-        return out
+        (try? decoder.decode([String: String].self, from: Data(text.utf8))) ?? [:]
     }
 
-    private static func scanStringMap(_ text: String) -> [String: String]? {
-        let utf8 = Array(text.utf8)
-        let n = utf8.count
-        var i = 0
-        func skipSpace() { while i < n, utf8[i] == 0x20 || utf8[i] == 0x0A || utf8[i] == 0x0D || utf8[i] == 0x09 { i += 1 } }
-        func string() -> String? {
-            guard i < n, utf8[i] == 0x22 else { return nil }
-            i += 1
-            let start = i
-            var escaped = false
-            while i < n, utf8[i] != 0x22 {
-                if utf8[i] == 0x5C { escaped = true; i += 2 } else { i += 1 }
-            }
-            guard i < n else { return nil }
-            let end = i
-            i += 1
-            if !escaped { return String(decoding: utf8[start..<end], as: UTF8.self) }
-            // Rare: decode escapes properly.
-            let quoted = "\"" + String(decoding: utf8[start..<end], as: UTF8.self) + "\""
-            return (try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed])) as? String
-        }
-        skipSpace()
-        guard i < n, utf8[i] == 0x7B else { return nil }
-        i += 1
-        var out: [String: String] = [:]
-        skipSpace()
-        if i < n, utf8[i] == 0x7D { return out }
-        while true {
-            skipSpace()
-            guard let key = string() else { return nil }
-            skipSpace()
-            guard i < n, utf8[i] == 0x3A else { return nil }
-            i += 1
-            skipSpace()
-            guard let value = string() else { return nil }
-            out[key] = value
-            skipSpace()
-            guard i < n else { return nil }
-            if utf8[i] == 0x2C { i += 1; continue }
-            if utf8[i] == 0x7D { break }
-            return nil
-        }
-        return out
-    }
-
-    /// Parses `[1,-2,3]`.
+    /// A stored array of integers; empty when the text is not one.
     static func decodeIntegers(_ text: String) -> [Int64] {
-        var out: [Int64] = []
-        var value: Int64 = 0
-        var negative = false
-        var inNumber = false
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"):
-                value = value &* 10 &+ Int64(byte - UInt8(ascii: "0"))
-                inNumber = true
-            case UInt8(ascii: "-"):
-                negative = true
-            default:
-                if inNumber { out.append(negative ? -value : value) }
-                value = 0
-                negative = false
-                inNumber = false
-            }
-        }
-        if inNumber { out.append(negative ? -value : value) }
-        return out
+        (try? decoder.decode([Int64].self, from: Data(text.utf8))) ?? []
+    }
+
+    private static func text(_ value: some Encodable) -> String {
+        // Strings and integers always encode.
+        String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
     }
 }
 
