@@ -1,12 +1,9 @@
 /// What the recognizer listens for, by the assistant's state. While the assistant is awake, "wake up" does
-/// nothing, so it is left out of the search: "wait" was taken for it in quiet and in street noise, by every
-/// voice of `make bench`. Out of the search, the same audio (the bench's clean and 10 dB halves) had 39 instead
-/// of 42 of 570 out-of-grammar utterances taken for commands, and the commands were heard as before.
+/// nothing, so it is left out of the search (words such as "wait" were taken for it).
 ///
-/// While it is asleep (or snoozing) every event is ignored, so only waking it is listened for. Quitting was
-/// listened for too at first, but then 12 of 190 ordinary sentences were taken for "quit" ("it's too cold",
-/// "wait for me here"): with so few phrasings, a stray sentence has no rival close to it, and the rejection
-/// model trusts a command without rivals. A false wake only says "Awake"; a false quit would end the program.
+/// While it is asleep (or snoozing) every event is ignored, so only waking it is listened for, not quitting:
+/// with so few phrasings a stray sentence has no rival close to it, and a false quit would end the program,
+/// where a false wake only says "Awake".
 ///
 /// The intents come from the grammar's tags: a new phrasing of "wake up" in `Grammars/` is heard while asleep
 /// without a change here.
@@ -24,12 +21,8 @@ public enum ListeningState: String, Sendable, CaseIterable {
 
     /// The least confidence a command needs in this state, besides the rejection model's own threshold (0.5).
     ///
-    /// Asleep, 0.8. The search then has one phrasing, so a stray sentence has no rival in it, and the N-best
-    /// margin, which counts in the sentence's favour when it has none, lifts it: in `make bench` 12 of 190
-    /// ordinary sentences ("wait", "oh no", "where are my gloves") reached 0.5 and would have woken it. In the
-    /// dump of that run, the tuning voices' "wake up" scored at least 0.99 and the tuning sentences below 0.8;
-    /// on the held-out ones 0.8 kept every "wake up" (the lowest 0.87) and let 1 of 95 sentences through
-    /// instead of 6. A "wake up" refused costs saying it again; a false wake brings back the callouts.
+    /// Asleep, 0.8: with one phrasing in the search a stray sentence meets no rival and scores high, and a
+    /// refused "wake up" costs only saying it again (the figures behind 0.8 are in docs/measurements.md).
     public var minimumConfidence: Double {
         switch self {
         case .awake: 0
