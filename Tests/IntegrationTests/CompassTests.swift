@@ -58,68 +58,6 @@ final class FakeSensorProxy: Sendable {
     deinit { stop() }
 }
 
-/// `soundscape run` with typed commands, its answers read as they come.
-final class RunningAssistant {
-    private let process = Process()
-    private let input = Pipe()
-    private let outURL: URL
-    private let dir: URL
-
-    /// `environment` is added to the test's; with `logs`, the log lines (stderr) go into ``output`` too.
-    init(_ arguments: [String], environment: [String: String] = [:], logs: Bool = false) throws {
-        dir = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-compass-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        outURL = dir.appendingPathComponent("out")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        process.executableURL = Soundscape.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment
-            .merging(["SOUNDSCAPE_USER_DB": Soundscape.scratchUserDatabase]) { $1 }.merging(environment) { $1 }
-        let out = try FileHandle(forWritingTo: outURL)
-        process.standardOutput = out
-        process.standardError = logs ? out : FileHandle.nullDevice
-        process.standardInput = input
-        try process.run()
-    }
-
-    var output: String { (try? String(contentsOf: outURL, encoding: .utf8)) ?? "" }
-
-    /// Types `line` and waits for its answer to satisfy `accept`, typing it again every `every` seconds (a heading
-    /// arrives in its own time) until `timeout`; returns the last answer's lines (those printed after it was typed).
-    func ask(_ line: String, every: Double = 1.5, timeout: Double = 20, until accept: ([String]) -> Bool) -> [String] {
-        let deadline = Date().addingTimeInterval(timeout)
-        var answer: [String] = []
-        while Date() < deadline {
-            let start = output.utf8.count
-            input.fileHandleForWriting.write(Data((line + "\n").utf8))
-            let next = Date().addingTimeInterval(every)
-            while Date() < next {
-                Thread.sleep(forTimeInterval: 0.05)
-                let text = output
-                answer = String(decoding: Array(text.utf8).dropFirst(start), as: UTF8.self)
-                    .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
-                if accept(answer) { return answer }
-            }
-        }
-        return answer
-    }
-
-    /// Waits until the output has `text` (an event, not a fixed time), at most `timeout` seconds.
-    func waitFor(_ text: String, timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline && !output.contains(text) { Thread.sleep(forTimeInterval: 0.05) }
-        return output.contains(text)
-    }
-
-    func quit() -> Int32 {
-        input.fileHandleForWriting.write(Data("quit\n".utf8))
-        try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
-        try? FileManager.default.removeItem(at: dir)
-        return process.terminationStatus
-    }
-}
-
 /// The compass of iio-sensor-proxy over D-Bus, against a real dbus-daemon and our fake service (spec §2.1 device
 /// heading; issue 32 "a facing direction when standing").
 @Suite("Compass over D-Bus", .serialized)

@@ -1,6 +1,7 @@
 import App
 import Audio
 import Foundation
+import Geo
 import ProcessTestSupport
 import Testing
 
@@ -192,60 +193,6 @@ struct FindPlacesTests {
         #expect(choice.stdout.hasPrefix("There is no list to choose from."), "\(choice.stdout)")
     }
 
-    /// `soundscape run` at a fixed place, listening to the test microphone through push-to-talk on its control socket.
-    final class SpokenRun {
-        let process = Process()
-        let socket: String
-        let log: URL
-        let dir: URL
-
-        init(dir: URL, at: (Double, Double), heading: Double) async throws {
-            self.dir = dir
-            socket = dir.appendingPathComponent("control.sock").path
-            log = dir.appendingPathComponent("run.log")
-            process.executableURL = Soundscape.executable
-            process.arguments = ["run", "--at", "\(at.0),\(at.1)", "--heading", "\(heading)", "--db", Soundscape.helsinkiDatabase,
-                                 "--control-socket", socket, "--verbose", "--user-db", Soundscape.temporaryUserDatabase()]
-            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path]) { $1 }
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            let handle = try FileHandle(forWritingTo: log)
-            process.standardInput = Pipe()
-            process.standardOutput = handle
-            process.standardError = handle
-            try process.run()
-            var ready = false
-            for _ in 0..<300 where !ready {
-                ready = (try? ControlSocket.send("status", to: socket)) != nil
-                if !ready { try await Task.sleep(for: .milliseconds(100)) }
-            }
-            if !ready { stop() }
-            try #require(ready, "the assistant never opened its control socket: \(output)")
-            try await Task.sleep(for: .seconds(4))   // the greeting, and the names of the grammar
-        }
-
-        var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
-
-        /// Says `text` (espeak-ng) while push-to-talk is held, then waits until the output has `answer` (an event, not
-        /// a fixed time: the machine may be busy), for at most 30 s.
-        func say(_ text: String, thenWaitFor answer: String) async throws {
-            let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance(text, in: dir).path)
-            // A stream of its own for each utterance, drained before it is closed.
-            let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
-                                                   streamName: "test speaker", latency: 0.05)
-            try ControlSocket.send("press", to: socket)
-            try microphone.write(utterance.samples)
-            try microphone.drain()
-            try await Task.sleep(for: .milliseconds(400))
-            try ControlSocket.send("release", to: socket)
-            for _ in 0..<300 where !output.contains(answer) { try await Task.sleep(for: .milliseconds(100)) }
-        }
-
-        func stop() {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-    }
-
     /// Spoken through the test microphone to `soundscape run` standing in Hakaniemi, 1.2 km north of the market square:
     /// "take me to the market square" is heard (the square is outside the names of places within a kilometre; its
     /// English name is among the landmarks of the whole map) and guidance starts.
@@ -255,7 +202,8 @@ struct FindPlacesTests {
         defer { try? FileManager.default.removeItem(at: dir) }
         let start = (60.1780, 24.9480)
         #expect(Self.haversine(start, (60.1675, 24.9525)) > 1000)
-        let run = try await SpokenRun(dir: dir, at: start, heading: 180)
+        let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: start.0, longitude: start.1), heading: 180,
+                                                      extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
         defer { run.stop() }
         try await run.say("take me to the market square", thenWaitFor: "Walking route to")
         let text = run.output
@@ -268,7 +216,8 @@ struct FindPlacesTests {
         try TestServices.require()
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let run = try await SpokenRun(dir: dir, at: (Self.at.latitude, Self.at.longitude), heading: 90)
+        let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: Self.at.latitude, longitude: Self.at.longitude), heading: 90,
+                                                      extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
         defer { run.stop() }
         // The choice is made while the list is still being read, as a walker who has heard enough would.
         try await run.say("is there a pharmacy nearby", thenWaitFor: "\n3. ")

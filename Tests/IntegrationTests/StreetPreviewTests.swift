@@ -79,14 +79,13 @@ extension VoiceEndToEndTests {
         let street = try PreviewOracle.secondIntersectionStreet(from: Self.here, heading: 90)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let assistant = try await RunningAssistant(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir)
         defer { assistant.stop() }
-        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
-                                               streamName: "test speaker", latency: 0.05)
+        let microphone = try RunningAssistant.microphone()
         /// Says `text` with push-to-talk held over it (and a short lead-in), and waits until it was heard or refused;
         /// a refused one is said again once, as a user would.
         func say(_ text: String) async throws {
-            let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance(text, in: dir).path)
+            let utterance = try assistant.speech(text)
             let leadIn = [Float](repeating: 0, count: utterance.sampleRate * 3 / 10)
             let seconds = Double(utterance.samples.count + leadIn.count) / Double(utterance.sampleRate)
             for _ in 0..<2 {

@@ -53,28 +53,19 @@ struct TwoRecognizersEndToEndTests {
         #expect(json["intent"] as? String != "callouts_on", "taken for the opposite with both recognizers: \(json)")
 
         // The running assistant, callouts turned off by a typed command, hears it through the microphone.
-        let assistant = try await VoiceEndToEndTests.RunningAssistant(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir)
         defer { assistant.stop() }
-        let typed = try #require(assistant.process.standardInput as? Pipe)
-        try typed.fileHandleForWriting.write(contentsOf: Data("callouts off\n".utf8))
+        assistant.type("callouts off")
         for _ in 0..<50 where !assistant.output.contains("Callouts off") { try await Task.sleep(for: .milliseconds(100)) }
         #expect(assistant.output.contains("Callouts off"), "the typed command was not answered: \(assistant.output)")
 
-        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
-                                               streamName: "test speaker", latency: 0.05)
+        let microphone = try RunningAssistant.microphone()
         // A clean command first, as a walker would have given one: the recognizer adapts to the voice.
-        let warm = try WAVFile.read(SpeechRecognitionSmokeTests.utterance("where am i", in: dir).path)
-        try ControlSocket.send("press", to: assistant.socket)
-        try microphone.write(warm.samples)
-        try await Task.sleep(for: .milliseconds(400))
-        try ControlSocket.send("release", to: assistant.socket)
+        try await assistant.pushToTalk(assistant.speech("where am i").samples, through: microphone)
         for _ in 0..<150 where !assistant.output.contains("voice: heard \"where am i\"") { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .seconds(3))   // answered
 
-        try ControlSocket.send("press", to: assistant.socket)
-        try microphone.write(samples.map { Float($0) / 32_768 })
-        try await Task.sleep(for: .milliseconds(400))   // the last of it reaches the assistant
-        try ControlSocket.send("release", to: assistant.socket)
+        try await assistant.pushToTalk(samples.map { Float($0) / 32_768 }, through: microphone)
         // The decision is reported once both recognizers have been heard.
         let before = assistant.output.count
         var output = ""

@@ -13,69 +13,22 @@ struct VoiceEndToEndTests {
     /// On Aleksanterinkatu, central Helsinki, facing east.
     static let here = Coordinate(latitude: 60.16864, longitude: 24.94345)
 
-    /// `soundscape run` at ``here`` facing east, listening to the default source (the virtual microphone), with a
-    /// data folder of its own (`dir`: no microphone adaptation but what the test puts there) and its output in
-    /// `dir/run.log`. Returns once the control socket answers and the greeting has had time to finish.
-    final class RunningAssistant {
-        let process = Process()
-        let socket: String
-        let log: URL
-
-        init(dir: URL, extraArguments: [String] = []) async throws {
-            socket = dir.appendingPathComponent("control.sock").path
-            log = dir.appendingPathComponent("run.log")
-            process.executableURL = Soundscape.executable
-            process.arguments = ["run", "--at", "\(VoiceEndToEndTests.here.latitude),\(VoiceEndToEndTests.here.longitude)",
-                                 "--heading", "90", "--db", Soundscape.helsinkiDatabase, "--control-socket", socket,
-                                 "--verbose"] + extraArguments
-            // Its own settings and user data: a setting changed by voice must not reach the user's files or another test.
-            process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path, "XDG_CONFIG_HOME": dir.path]) { $1 }
-            FileManager.default.createFile(atPath: log.path, contents: nil)
-            let logHandle = try FileHandle(forWritingTo: log)
-            process.standardInput = Pipe()
-            process.standardOutput = logHandle
-            process.standardError = logHandle
-            try process.run()
-            var ready = false
-            for _ in 0..<150 {
-                if (try? ControlSocket.send("status", to: socket)) != nil { ready = true; break }
-                try await Task.sleep(for: .milliseconds(100))
-            }
-            if !ready { stop() }
-            try #require(ready, "the assistant never opened its control socket: \(output)")
-            try await Task.sleep(for: .seconds(4))
-        }
-
-        var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
-
-        func stop() {
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-    }
-
     @Test func whereAmIByPushToTalkIsAnsweredWithTheStreetName() async throws {
         try TestServices.require()
         let db = Soundscape.helsinkiDatabase
         let street = try #require(try SpatialDataView(path: db).nearestRoad(to: Self.here)?.road.name)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance("where am i", in: dir).path)
-
         // No microphone adaptation from earlier runs: the first command is heard cold.
-        let assistant = try await RunningAssistant(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir)
         defer { assistant.stop() }
-        let socket = assistant.socket
+        let utterance = try assistant.speech("where am i")
+        let microphone = try RunningAssistant.microphone()
 
         // Record the speakers from before the press until the reply has been spoken.
         let recorder = SpeakerRecorder(seconds: 12)
         recorder.start()
-        try ControlSocket.send("press", to: socket)
-        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
-                                               streamName: "test speaker", latency: 0.05)
-        try microphone.write(utterance.samples)
-        try await Task.sleep(for: .milliseconds(400))   // the last of it reaches the assistant
-        try ControlSocket.send("release", to: socket)
+        try await assistant.pushToTalk(utterance.samples, through: microphone)
         let reply = await recorder.finish()
 
         let output = assistant.output
@@ -105,16 +58,11 @@ struct VoiceEndToEndTests {
         try TestServices.require()
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let assistant = try await RunningAssistant(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir)
         defer { assistant.stop() }
-        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
-                                               streamName: "test speaker", latency: 0.05)
+        let microphone = try RunningAssistant.microphone()
         func say(_ text: String) async throws {
-            let utterance = try WAVFile.read(SpeechRecognitionSmokeTests.utterance(text, in: dir).path)
-            try ControlSocket.send("press", to: assistant.socket)
-            try microphone.write(utterance.samples)
-            try await Task.sleep(for: .milliseconds(400))
-            try ControlSocket.send("release", to: assistant.socket)
+            try await assistant.pushToTalk(assistant.speech(text).samples, through: microphone)
             try await Task.sleep(for: .seconds(3))   // answered, and the listening state follows
         }
         try await say("go to sleep")
@@ -143,13 +91,12 @@ struct VoiceEndToEndTests {
         try MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
             .save(earlier.recognizer.cepstralMean, for: TestServices.source)
 
-        let assistant = try await RunningAssistant(dir: dir, extraArguments: ["--wake-word", "hey soundscape"])
+        let assistant = try await RunningAssistant.listening(dir: dir, extraArguments: ["--wake-word", "hey soundscape"])
         defer { assistant.stop() }
         func output() -> String { assistant.output }
         #expect(!output().contains("Problem:"), "\(output())")
 
-        let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
-                                               streamName: "test speaker", latency: 0.05)
+        let microphone = try RunningAssistant.microphone()
         // A sentence that is not the phrase does not wake it.
         try microphone.write(chatter.samples)
         try await Task.sleep(for: .seconds(2))

@@ -211,14 +211,14 @@ public enum CommandMap {
         }
     }
 
-    /// "10", "10 meters", "ten metres" → 10.
+    /// "10", "10 meters", "2,5", "twenty five metres" → the number its first words say.
     static func number(_ text: String?) -> Double? {
-        guard let first = text?.split(separator: " ").first.map(String.init) else { return nil }
-        let words = ["zero": 0.0, "five": 5, "ten": 10, "fifteen": 15, "twenty": 20, "twenty five": 25, "thirty": 30,
-                     "thirty five": 35, "forty": 40, "forty five": 45, "fifty": 50]
+        let words = (text ?? "").replacingOccurrences(of: "-", with: " ").lowercased().split(separator: " ").map(String.init)
+        guard let first = words.first else { return nil }
         if let value = Double(first.replacingOccurrences(of: ",", with: ".")) { return value }
-        let spoken = (text ?? "").replacingOccurrences(of: "-", with: " ").lowercased()
-        return words.filter { spoken.hasPrefix($0.key) }.max { $0.key.count < $1.key.count }?.value
+        guard first != "a", first != "and" else { return nil }
+        // The longest run of words from the start that is a number ("twenty five" of "twenty five metres").
+        return (1...words.count).reversed().lazy.compactMap { NumberWords.value(of: Array(words.prefix($0))) }.first.map(Double.init)
     }
 }
 

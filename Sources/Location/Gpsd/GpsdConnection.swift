@@ -1,4 +1,5 @@
 import Foundation
+import ServiceLifecycle
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -137,4 +138,23 @@ final class StopFlag: Sendable {
     private let flag = Atomic<Bool>(false)
     func set() { flag.store(true, ordering: .releasing) }
     var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    /// Runs `loop`, a blocking reader that returns once this flag is set, on a thread of its own named `name`;
+    /// cancellation or a graceful shutdown sets the flag. Returns when `loop` has returned.
+    func runBlocking(threadName name: String, _ loop: @escaping @Sendable () -> Void) async {
+        await cancelWhenGracefulShutdown {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                    let thread = Thread {
+                        loop()
+                        done.resume()
+                    }
+                    thread.name = name
+                    thread.start()
+                }
+            } onCancel: {
+                self.set()
+            }
+        }
+    }
 }

@@ -117,20 +117,7 @@ public final class OpenTrackReceiver: HeadingProvider {
     /// Reads until cancelled or shut down (then stops within 0.2 s).
     public func run() async throws {
         defer { continuation.finish() }
-        await cancelWhenGracefulShutdown {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let thread = Thread { [self] in
-                        readLoop()
-                        done.resume()
-                    }
-                    thread.name = "opentrack-udp"
-                    thread.start()
-                }
-            } onCancel: {
-                self.stop.set()
-            }
-        }
+        await stop.runBlocking(threadName: "opentrack-udp") { [self] in readLoop() }
     }
 
     private func readLoop() {

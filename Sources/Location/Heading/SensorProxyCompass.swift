@@ -73,21 +73,10 @@ public final class SensorProxyCompass: HeadingProvider {
     /// Reads until cancelled or shut down (then stops within `pollInterval`).
     public func run() async throws {
         defer { continuation.finish() }
-        await cancelWhenGracefulShutdown {
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                    let thread = Thread { [self] in
-                        while !stop.isSet {
-                            session()
-                            pause(configuration.retryInterval)
-                        }
-                        done.resume()
-                    }
-                    thread.name = "compass-dbus"
-                    thread.start()
-                }
-            } onCancel: {
-                self.stop.set()
+        await stop.runBlocking(threadName: "compass-dbus") { [self] in
+            while !stop.isSet {
+                session()
+                pause(configuration.retryInterval)
             }
         }
     }
