@@ -388,7 +388,7 @@ enum SpeechBench {
         }
         for dir in ["cards", "librivox"] {
             let names = ((try? FileManager.default.contentsOfDirectory(atPath: "\(testdata)/\(dir)")) ?? []).filter { $0.hasSuffix(".wav") }.sorted()
-            for name in names { if let pcm = try? WAVFile.read("\(testdata)/\(dir)/\(name)") { files.append(("\(dir)/\(name)", ListenCommand.speechInput(pcm))) } }
+            for name in names { if let pcm = try? WAVFile.read("\(testdata)/\(dir)/\(name)") { files.append(("\(dir)/\(name)", ListenReport.speechInput(pcm))) } }
         }
         var rejected = 0
         for (name, samples) in files {
@@ -411,7 +411,7 @@ enum SpeechBench {
             guard let pcm = try? WAVFile.read(path) else { lines.append("asterisk \(file): not available"); continue }
             // 8 kHz telephone audio, upsampled; a faint noise floor for its digital silence.
             var rng = SplitMix64(seed: 5)
-            let samples = ListenCommand.speechInput(pcm).map { Int16(clamping: Int32($0) + Int32(rng.gaussian() * 60)) }
+            let samples = ListenReport.speechInput(pcm).map { Int16(clamping: Int32($0) + Int32(rng.gaussian() * 60)) }
             let r = try recognizer.recognize(samples)
             if r.command?.intent == intent || (intent == nil && r.command == nil) { right += 1 }
             lines.append("asterisk \(file) (\(intent ?? "no command")): heard \"\(r.text)\" → \(r.command.map { "\($0.intent) (\(String(format: "%.2f", $0.confidence)))" } ?? "rejected (\(r.rejection ?? ""))")")
