@@ -57,9 +57,10 @@ extension CoordinateArgument {
 extension AppBuilder {
     /// Runs a command's object graph; its failures end the program with their status (the problem has been
     /// said), and a value that cannot be used is a usage error.
-    static func commandLine(_ body: (AppBuilder) async throws -> Void) async throws {
+    static func commandLine(_ environment: AppEnvironment = .read(),
+                            _ body: (AppBuilder) async throws -> Void) async throws {
         do {
-            try await body(AppBuilder())
+            try await body(AppBuilder(environment: environment))
         } catch let exit as AppExit {
             throw ExitCode(exit.code)
         } catch let usage as AppUsageError {

@@ -91,7 +91,8 @@ struct RunCommand: AsyncParsableCommand {
         options.language = language
         options.config = config
         options.userDb = userDb
-        options.voice = voice.noVoice ? nil : try voice.inputOptions()
-        try await AppBuilder.commandLine { try await $0.run(options) }
+        let environment = AppEnvironment.read()
+        options.voice = voice.noVoice ? nil : try voice.inputOptions(environment)
+        try await AppBuilder.commandLine(environment) { try await $0.run(options) }
     }
 }

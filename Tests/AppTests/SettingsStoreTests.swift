@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func theDefaultPathFollowsXDG() {
-        #expect(SettingsStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/soundscape/config.toml")
-        #expect(SettingsStore.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/soundscape/config.toml")
+        #expect(AppEnvironment.read(["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).settingsFile == "/x/soundscape/config.toml")
+        #expect(AppEnvironment.read(["HOME": "/h"]).settingsFile == "/h/.config/soundscape/config.toml")
     }
 }

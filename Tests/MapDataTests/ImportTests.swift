@@ -193,16 +193,6 @@ struct ImportTests {
         #expect(leftovers == ["map.sqlite"])
     }
 
-    @Test("default database path follows XDG_DATA_HOME, then HOME")
-    func defaultPath() {
-        #expect(MapStore.defaultDatabasePath(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
-                == "/x/data/soundscape/map.sqlite")
-        #expect(MapStore.defaultDatabasePath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/soundscape/map.sqlite")
-        // A relative XDG_DATA_HOME is invalid per the spec and ignored.
-        #expect(MapStore.defaultDatabasePath(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"])
-                == "/home/u/.local/share/soundscape/map.sqlite")
-    }
-
     @Test("SHA-256 of known vectors")
     func sha256() {
         #expect(SHA256Digest.hexDigest(of: Data()) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")

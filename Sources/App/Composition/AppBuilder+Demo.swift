@@ -27,8 +27,8 @@ public struct DemoOptions: Sendable {
 extension AppBuilder {
     /// `soundscape demo`: a scripted walk with spoken commands, rendered binaurally to a WAV file, then played.
     public func demo(_ options: DemoOptions) async throws {
-        let paths = ProjectPaths.locate()
-        let mapPath = options.db ?? MapPaths.defaultDatabase()
+        let paths = environment.paths
+        let mapPath = options.db ?? environment.mapDatabase
         let walkPath = options.walk ?? paths.home.appendingPathComponent("Walks/helsinki-centre.gpx").path
         let scriptPath = options.script ?? paths.home.appendingPathComponent("Walks/demo-script.txt").path
         let transcript = DemoTranscript(json: options.json)

@@ -32,12 +32,12 @@ extension AppBuilder {
     public func listen(_ options: ListenOptions) async throws {
         let audio = try WAVFile.read(options.file)
         let samples = ListenReport.speechInput(audio)
-        let paths = ProjectPaths.locate()
+        let paths = environment.paths
         let recognizer = try CommandRecognizer(paths: paths, grammarPath: options.grammar)
         let second = SecondRecognizer.load(paths: paths)
         if let problem = second.problem { printError("Problem: \(problem)") }
         if let here = options.at {
-            let map = try SpatialDataView(path: options.db ?? MapPaths.defaultDatabase())
+            let map = try SpatialDataView(path: options.db ?? environment.mapDatabase)
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
             try recognizer.recognizer.setPhrases(LandmarkNames.phrases(map: map), for: "landmarks")
         }

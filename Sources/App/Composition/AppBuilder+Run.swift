@@ -47,13 +47,13 @@ extension AppBuilder {
     /// `soundscape run`: builds the assistant with its inputs and outputs and runs it until it stops.
     public func run(_ options: RunOptions) async throws {
         let logger = Logger(label: "soundscape.run")
-        let paths = ProjectPaths.locate()
+        let paths = environment.paths
         // Settings from the configuration file; options given on the command line win.
-        let loaded = SettingsStore(path: options.config ?? SettingsStore.defaultPath()).load()
+        let loaded = SettingsStore(path: options.config ?? environment.settingsFile).load()
         let settings = loaded.settings
         let language = options.language ?? settings.language
         let gpsd = options.gpsd ?? settings.gpsd
-        let dbPath = options.db ?? (settings.mapDatabase.isEmpty ? MapPaths.defaultDatabase() : settings.mapDatabase)
+        let dbPath = options.db ?? (settings.mapDatabase.isEmpty ? environment.mapDatabase : settings.mapDatabase)
         let table = try StringTable(language: language)
         let phrasing = Phrasing(table: table, units: settings.units == "imperial" ? .imperial : .metric)
 
@@ -139,19 +139,20 @@ extension AppBuilder {
         if case .replay = source { followFixTimes = true }
         let guidance = await GuidanceSetup(map: map, mapPath: dbPath, language: language,
                                            settings: settings,
-                                           userDatabase: options.userDb, engine: audio.engine)
+                                           userDatabase: options.userDb ?? environment.userDatabase, engine: audio.engine,
+                                           kinds: try? KindTable.beside(grammars: paths.grammars.path))
         for names in savedNames { names.attach(guidance.store) }
         let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
         // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
         let (headings, headingContinuation) = AsyncStream<HeadingUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
-        let compassBus = options.systemBus ?? ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? SensorProxyCompass.systemBusAddress
+        let compassBus = options.systemBus ?? environment.systemBus ?? SensorProxyCompass.systemBusAddress
         let compass = options.noCompass ? nil : SensorProxyCompass(configuration: .init(busAddress: compassBus))
         let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: feedContinuation,
                                        headings: { headingContinuation.yield($0) })
         let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
                                   intents: intents,
-                                  settings: LiveSettings(store: SettingsStore(path: options.config ?? SettingsStore.defaultPath()),
+                                  settings: LiveSettings(store: SettingsStore(path: options.config ?? environment.settingsFile),
                                                          settings: loaded.settings, audio: audio.engine),
                                   headingControl: location.manager)
         if let voiceService {

@@ -38,18 +38,19 @@ public struct SayOptions: Sendable {
 extension AppBuilder {
     /// `soundscape say`: answers one command at one place through the assistant's pipeline.
     public func say(_ options: SayOptions) async throws {
-        let mapPath = options.db ?? MapPaths.defaultDatabase()
+        let mapPath = options.db ?? environment.mapDatabase
         let map = try SpatialDataView(path: mapPath)
         let here = options.at
-        let store = SettingsStore(path: options.config ?? SettingsStore.defaultPath())
+        let store = SettingsStore(path: options.config ?? environment.settingsFile)
         let loaded = store.load()
         for problem in loaded.problems { printError("Problem: \(problem)") }
         let language = options.language ?? loaded.settings.language
         // The beacon has no sound in a one-shot answer.
         let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
                                            settings: options.imperial ? loaded.settings.with(units: "imperial") : loaded.settings,
-                                           userDatabase: options.userDb, engine: nil, problem: { printError("Problem: \($0)") })
-        let (intents, grammarProblem) = Assistant.intentParser(grammars: ProjectPaths.locate().grammars.path)
+                                           userDatabase: options.userDb ?? environment.userDatabase, engine: nil,
+                                           kinds: try? KindTable.beside(grammars: environment.paths.grammars.path), problem: { printError("Problem: \($0)") })
+        let (intents, grammarProblem) = Assistant.intentParser(grammars: environment.paths.grammars.path)
         if let grammarProblem { printError("Problem: \(grammarProblem); using the built-in phrases") }
         if let parsed = Assistant.parse(options.command, intents: intents), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
             for line in try await GuidanceSay.takeMeTo(place: guidance.markerName(spoken: place) ?? place, at: here, heading: options.heading, mapPath: mapPath,
@@ -61,7 +62,7 @@ extension AppBuilder {
         let imperial = options.imperial || loaded.settings.units == "imperial"
         let phrasing = Phrasing(table: try StringTable(language: language), units: imperial ? .imperial : .metric)
         let audio = try AudioOptions(quiet: options.quiet || options.json && options.wav == nil, wav: options.wav, sink: nil, hrtf: options.hrtf,
-                                     paths: ProjectPaths.locate(), voice: LiveSettings.voice(loaded.settings),
+                                     paths: environment.paths, voice: LiveSettings.voice(loaded.settings),
                                      levels: LiveSettings.levels(loaded.settings)).makeOutput(oneShot: true)
         defer { audio.engine?.shutdown() }
         let now = Date()

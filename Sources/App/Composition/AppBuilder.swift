@@ -4,7 +4,10 @@ import Foundation
 /// output, guidance, the recognizer and the assistant. The command-line target only parses options into the
 /// option values below and calls it.
 public struct AppBuilder: Sendable {
-    public init() {}
+    /// Where everything is, read from the environment once.
+    public let environment: AppEnvironment
+
+    public init(environment: AppEnvironment) { self.environment = environment }
 }
 
 /// The program should end with this status; what went wrong has already been said.

@@ -11,8 +11,8 @@ import Synchronization
 public struct VoiceInputOptions: Sendable {
     /// PulseAudio source; nil for the default source.
     public var source: String?
-    /// Control socket path; nil for `$XDG_RUNTIME_DIR/soundscape/control.sock`.
-    public var controlSocket: String?
+    /// Control socket path (``AppEnvironment/controlSocket`` by default).
+    public var controlSocket: String
     /// Wake phrase ("hey soundscape"); nil for push-to-talk only.
     public var wakeWord: String?
     /// Input device and key for hold-to-talk (`/dev/input/event3`, KEY_RIGHTCTRL).
@@ -20,12 +20,12 @@ public struct VoiceInputOptions: Sendable {
     public var keyCode: UInt16 = 97
     /// End utterances by themselves after this much silence (voice-activity endpointing).
     public var endpointSilence: Double?
-    /// Where each microphone's cepstral mean is kept between runs (``MicrophoneAdaptationStore``); nil for
-    /// `$XDG_DATA_HOME/soundscape/microphones.json`.
-    public var adaptationFile: String?
+    /// Where each microphone's cepstral mean is kept between runs (``MicrophoneAdaptationStore``,
+    /// ``AppEnvironment/microphoneAdaptation`` by default).
+    public var adaptationFile: String
 
-    public init(source: String? = nil, controlSocket: String? = nil, wakeWord: String? = nil, keyDevice: String? = nil,
-                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String? = nil) {
+    public init(source: String? = nil, controlSocket: String, wakeWord: String? = nil, keyDevice: String? = nil,
+                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String) {
         self.source = source
         self.controlSocket = controlSocket
         self.wakeWord = wakeWord
@@ -86,7 +86,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         denoiserProblem = recognizer.denoiserProblem
         secondRecognizerProblem = secondRecognizer.problem
         self.speak = speak
-        adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
+        adaptation = MicrophoneAdaptationStore(path: options.adaptationFile)
         // The microphone in use, under whose name the adaptation is kept.
         let keeper = MicrophoneAdaptationKeeper(store: adaptation)
         let attached = AttachedListener()
@@ -138,7 +138,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         attached.listener = listener
         let listener = self.listener
-        socket = try ControlSocket(path: options.controlSocket ?? ControlSocket.defaultPath()) { listener.send($0) }
+        socket = try ControlSocket(path: options.controlSocket) { listener.send($0) }
         key = try options.keyDevice.map { try EvdevKey(device: $0, key: options.keyCode) { listener.send($0) } }
         places = map.map { NearbyPlaceNames(map: $0) }
         if let position { places?.move(to: position) }

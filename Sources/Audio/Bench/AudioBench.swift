@@ -7,9 +7,10 @@ public enum AudioBench {
 
     /// Runs every audio measurement. `pulse` is the server to measure the output latency against (the
     /// default server when nil options are given); without one that figure is skipped. `synthesizer` is
-    /// the process's espeak-ng instance (one is created when nil and none exists).
+    /// the process's espeak-ng instance (one is created when nil and none exists). `debug` prints each
+    /// motion-to-sound measurement.
     public static func run(synthesizer: EspeakSynthesizer? = nil, pulse: PulseOutput.Options? = PulseOutput.Options(),
-                           sofaPath: String = SOFAHRTF.debianDefaultPath) throws -> [Figure] {
+                           sofaPath: String = SOFAHRTF.debianDefaultPath, debug: Bool = false) throws -> [Figure] {
         let bank = try HRTFBank(sofaPath: sofaPath)
         var figures: [Figure] = []
         let one = cpuLoad(sources: 1, bank: bank)
@@ -17,7 +18,7 @@ public enum AudioBench {
         let many = cpuLoad(sources: 32, bank: bank)
         figures.append(("HRTF: CPU with 32 moving sources", many * 100, "% of a core", "<= 8"))
         if let pulse {
-            if let m = try motionToSound(bank: bank, options: pulse) {
+            if let m = try motionToSound(bank: bank, options: pulse, debug: debug) {
                 figures.append(("Motion-to-sound: heading update to first new block (median)", m.render * 1000, "ms", "-"))
                 figures.append(("Motion-to-sound: + queued + server latency (median)", m.total * 1000, "ms", "<= 25"))
                 figures.append(("Motion-to-sound: total (worst of \(m.count))", m.worst * 1000, "ms", "-"))
@@ -70,7 +71,7 @@ public enum AudioBench {
 
     /// From a heading update to the first block rendered with it, plus the audio queued ahead of that
     /// block and the server's reported latency. Nil when no server answers.
-    static func motionToSound(bank: HRTFBank, options: PulseOutput.Options) throws
+    static func motionToSound(bank: HRTFBank, options: PulseOutput.Options, debug: Bool) throws
         -> (render: Double, total: Double, worst: Double, count: Int)? {
         let engine = try AudioEngine(configuration: .init(output: .pulseAudio(options)), synthesizer: nil, bank: bank)
         defer { engine.shutdown() }
@@ -95,7 +96,7 @@ public enum AudioBench {
             let render = Double(applied - t0) / 1e9
             let ahead = Double(engine.queuedAheadOfHeading.load(ordering: .relaxed)) / 48_000
             let server = output.latency() ?? 0
-            if ProcessInfo.processInfo.environment["SOUNDSCAPE_BENCH_DEBUG"] != nil {
+            if debug {
                 print("render \(render * 1000) ahead \(ahead * 1000) server \(server * 1000) largest \(output.largestRequest.load(ordering: .relaxed)) underruns \(output.underruns.load(ordering: .relaxed))")
             }
             renders.append(render)
