@@ -50,13 +50,12 @@ public final class VoiceService: Service, @unchecked Sendable {
     private let key: EvdevKey?
     private let places: NearbyPlaceNames?
     private let extraSources: [any SlotSource]
-    private let grammarPath: String
+    private let grammarWatch: GrammarWatch
     private let deliver: @Sendable (RecognizedCommand) -> Void
     private let earcon: @Sendable (Earcon) async -> Void
     private let logger = Logger(label: "soundscape.voice")
     private let positions: (stream: AsyncStream<PositionEvent>, continuation: AsyncStream<PositionEvent>.Continuation)
     private let forwardPositions = Mutex<AsyncStream<PositionEvent>.Continuation?>(nil)
-    private let grammarStamp = Mutex<[String: Date]>([:])
     /// The microphone's cepstral mean, kept between runs under its source name.
     private let adaptation: MicrophoneAdaptationStore
     /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
@@ -143,12 +142,11 @@ public final class VoiceService: Service, @unchecked Sendable {
         places = map.map { NearbyPlaceNames(map: $0) }
         if let position { places?.move(to: position) }
         extraSources = slotSources + (map.map { [LandmarkNames(map: $0)] } ?? [])
-        grammarPath = recognizer.grammarPath
+        grammarWatch = recognizer.grammarWatch
         self.deliver = deliver
         self.earcon = earcon
         (commands, commandContinuation) = AsyncStream<RecognizedCommand>.makeStream(bufferingPolicy: .bufferingNewest(16))
         positions = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        grammarStamp.withLock { $0 = CommandRecognizer.stamp(recognizer.grammarPath) }
     }
 
     /// Prints a microphone change: the loss as a problem, the return as a plain line.
@@ -285,12 +283,10 @@ public final class VoiceService: Service, @unchecked Sendable {
 
     /// A `.gram` file was edited: load it; when it has an error, say where and keep the last good grammar.
     private func reloadGrammarIfChanged() {
-        let now = CommandRecognizer.stamp(grammarPath)
-        let changed = grammarStamp.withLock { s -> Bool in defer { s = now }; return s != now }
-        guard changed else { return }
+        guard let changed = grammarWatch.reloadIfChanged() else { return }
         let logger = self.logger
         do {
-            let grammar = try CommandRecognizer.loadGrammar(grammarPath)
+            let grammar = try changed.get()
             listener.perform { recognizer in
                 do {
                     try recognizer.replaceGrammar(grammar)
