@@ -55,7 +55,7 @@ extension AppBuilder {
         let gpsd = options.gpsd ?? settings.gpsd
         let dbPath = options.db ?? (settings.mapDatabase.isEmpty ? environment.mapDatabase : settings.mapDatabase)
         let table = try StringTable(language: language)
-        let phrasing = Phrasing(table: table, units: settings.units == "imperial" ? .imperial : .metric)
+        let phrasing = Phrasing(table: table, units: settings.units)
 
         let audio = try AudioOptions(quiet: options.quiet, wav: nil, sink: options.sink ?? (settings.audioSink.isEmpty ? nil : settings.audioSink),
                                      hrtf: options.hrtf ?? settings.hrtf, paths: paths,

@@ -47,7 +47,7 @@ extension AppBuilder {
         let language = options.language ?? loaded.settings.language
         // The beacon has no sound in a one-shot answer.
         let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
-                                           settings: options.imperial ? loaded.settings.with(units: "imperial") : loaded.settings,
+                                           settings: options.imperial ? loaded.settings.with(units: .imperial) : loaded.settings,
                                            userDatabase: options.userDb ?? environment.userDatabase, engine: nil,
                                            kinds: try? KindTable.beside(grammars: environment.paths.grammars.path), problem: { printError("Problem: \($0)") })
         let (intents, grammarProblem) = Assistant.intentParser(grammars: environment.paths.grammars.path)
@@ -59,8 +59,8 @@ extension AppBuilder {
             }
             return
         }
-        let imperial = options.imperial || loaded.settings.units == "imperial"
-        let phrasing = Phrasing(table: try StringTable(language: language), units: imperial ? .imperial : .metric)
+        let units: UnitSystem = options.imperial ? .imperial : loaded.settings.units
+        let phrasing = Phrasing(table: try StringTable(language: language), units: units)
         let audio = try AudioOptions(quiet: options.quiet || options.json && options.wav == nil, wav: options.wav, sink: nil, hrtf: options.hrtf,
                                      paths: environment.paths, voice: LiveSettings.voice(loaded.settings),
                                      levels: LiveSettings.levels(loaded.settings)).makeOutput(oneShot: true)

@@ -113,7 +113,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 userDatabase: String, engine: AudioEngine?, restoreBeacon: Bool = true, kinds: KindTable? = nil,
                 problem: (String) -> Void = { printReply("Problem: \($0)") }) async {
         self.kinds = kinds ?? (try? KindTable.beside(grammars: AppEnvironment.read().paths.grammars.path)) ?? .empty
-        let units: UnitSystem = appSettings.units == "imperial" ? .imperial : .metric
+        let units = appSettings.units
         let language = (try? GuidanceLanguage(code, units: units)) ?? (try! GuidanceLanguage("en", units: units))
         var settings = appSettings.guidance
         settings.language = language.code
