@@ -49,7 +49,7 @@ extension AppBuilder {
         let logger = Logger(label: "soundscape.run")
         let paths = environment.paths
         // Settings from the configuration file; options given on the command line win.
-        let loaded = SettingsStore(path: options.config ?? environment.settingsFile).load()
+        let (store, loaded) = settings(file: options.config)
         let settings = loaded.settings
         let language = options.language ?? settings.language
         let gpsd = options.gpsd ?? settings.gpsd
@@ -137,12 +137,10 @@ extension AppBuilder {
         // A replayed walk keeps the pipeline's time with its fixes, whatever the replay speed.
         var followFixTimes = false
         if case .replay = source { followFixTimes = true }
-        let guidance = await GuidanceSetup(map: map, mapPath: dbPath, language: language,
-                                           settings: settings,
-                                           userDatabase: options.userDb ?? environment.userDatabase, engine: audio.engine,
-                                           kinds: try? KindTable.beside(grammars: paths.grammars.path))
+        let guidance = await guidance(map: map, mapPath: dbPath, language: language, settings: settings,
+                                      userDb: options.userDb, engine: audio.engine)
         for names in savedNames { names.attach(guidance.store) }
-        let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
+        let (intents, grammarProblem) = intentParser()
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
         // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
         let (headings, headingContinuation) = AsyncStream<HeadingUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
@@ -152,8 +150,7 @@ extension AppBuilder {
                                        headings: { headingContinuation.yield($0) })
         let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
                                   intents: intents,
-                                  settings: LiveSettings(store: SettingsStore(path: options.config ?? environment.settingsFile),
-                                                         settings: loaded.settings, audio: audio.engine),
+                                  settings: LiveSettings(store: store, settings: loaded.settings, audio: audio.engine),
                                   headingControl: location.manager)
         if let voiceService {
             await assistant.processor.observeSleep { asleep in voiceService.setListeningState(asleep ? .asleep : .awake) }

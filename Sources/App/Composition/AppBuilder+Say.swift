@@ -41,16 +41,14 @@ extension AppBuilder {
         let mapPath = options.db ?? environment.mapDatabase
         let map = try SpatialDataView(path: mapPath)
         let here = options.at
-        let store = SettingsStore(path: options.config ?? environment.settingsFile)
-        let loaded = store.load()
+        let (store, loaded) = settings(file: options.config)
         for problem in loaded.problems { printError("Problem: \(problem)") }
         let language = options.language ?? loaded.settings.language
         // The beacon has no sound in a one-shot answer.
-        let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
-                                           settings: options.imperial ? loaded.settings.with(units: .imperial) : loaded.settings,
-                                           userDatabase: options.userDb ?? environment.userDatabase, engine: nil,
-                                           kinds: try? KindTable.beside(grammars: environment.paths.grammars.path), problem: { printError("Problem: \($0)") })
-        let (intents, grammarProblem) = Assistant.intentParser(grammars: environment.paths.grammars.path)
+        let guidance = await guidance(map: map, mapPath: mapPath, language: language,
+                                      settings: options.imperial ? loaded.settings.with(units: .imperial) : loaded.settings,
+                                      userDb: options.userDb, engine: nil, problem: { printError("Problem: \($0)") })
+        let (intents, grammarProblem) = intentParser()
         if let grammarProblem { printError("Problem: \(grammarProblem); using the built-in phrases") }
         if let parsed = Assistant.parse(options.command, intents: intents), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
             for line in try await GuidanceSay.takeMeTo(place: guidance.markerName(spoken: place) ?? place, at: here, heading: options.heading, mapPath: mapPath,
