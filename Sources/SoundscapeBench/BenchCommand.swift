@@ -40,7 +40,7 @@ struct BenchCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let paths = ProjectPaths.locate()
+        let paths = AppEnvironment.read().paths
         var figures: [BenchFigure] = []
         let work = workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -80,7 +80,8 @@ struct BenchCommand: AsyncParsableCommand {
             printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
             let soundServer = (try? PulseSimpleStream(direction: .playback, sampleRate: 48_000, channels: 2, streamName: "probe")) != nil
             if !soundServer { printError("bench: no sound server; motion-to-sound is not measured (run under scripts/with-test-services)") }
-            for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil) {
+            for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil,
+                                                 debug: global.verbose) {
                 figures.append(BenchFigure(audio: figure))
             }
         }

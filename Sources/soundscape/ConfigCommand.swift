@@ -21,7 +21,7 @@ struct ConfigCommand: ParsableCommand {
 
     func run() throws {
         global.bootstrapLogging()
-        let store = SettingsStore(path: file ?? SettingsStore.defaultPath())
+        let store = SettingsStore(path: file ?? AppEnvironment.read().settingsFile)
         let loaded = store.load()
         for problem in loaded.problems { printError("Problem: \(problem)") }
         switch action {

@@ -1,9 +1,5 @@
 import App
 import ArgumentParser
-import Audio
-import Foundation
-import Location
-import MapData
 
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -52,98 +48,17 @@ struct DemoCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
-        let paths = ProjectPaths.locate()
-        let mapPath = db ?? MapPaths.defaultDatabase()
-        let walkPath = walk ?? paths.home.appendingPathComponent("Walks/helsinki-centre.gpx").path
-        let scriptPath = script ?? paths.home.appendingPathComponent("Walks/demo-script.txt").path
-        let transcript = DemoTranscript(json: json)
-
-        func fail(_ text: String) -> ExitCode {
-            var entry = DemoTranscript.Entry(kind: "problem", time: 0)
-            entry.text = text
-            transcript.add(entry)
-            return ExitCode(1)
-        }
-        let map: SpatialDataView
-        do { map = try SpatialDataView(path: mapPath) } catch {
-            throw fail("\(error)")
-        }
-        let points: [TrackPoint]
-        let demoScript: DemoScript
-        do {
-            points = try WalkFile.load(walkPath)
-            demoScript = try DemoScript.load(scriptPath)
-        } catch { throw fail("\(error)") }
-        guard !points.isEmpty else { throw fail("\(walkPath): no positions in the walk") }
-        var start = 0.0
-        if let from {
-            guard let seconds = DemoScript.seconds(from) else { throw fail("--from \(from): not a time (m:ss or seconds)") }
-            start = seconds
-        }
-        var plan = demoScript
-        if let until {
-            guard let seconds = DemoScript.seconds(until) else { throw fail("--until \(until): not a time (m:ss or seconds)") }
-            plan.end = min(plan.end ?? seconds, seconds)
-        }
-        if !json { printReply("Map data \(map.metadata.attribution)") }
-
-        let synthesizer: EspeakSynthesizer
-        let recognizer: CommandRecognizer
-        let engine: AudioEngine
-        do {
-            synthesizer = try EspeakSynthesizer()
-            recognizer = try CommandRecognizer(paths: paths)
-            engine = try AudioEngine(configuration: AudioEngine.Configuration(
-                output: .offline, sofaPath: hrtf ?? SOFAHRTF.debianDefaultPath, soundsDirectory: paths.sounds.path),
-                synthesizer: synthesizer)
-        } catch { throw fail("the demo cannot start: \(error)") }
-        defer { engine.shutdown() }
-
-        let userDatabase = FileManager.default.temporaryDirectory
-            .appendingPathComponent("soundscape-demo-\(getpid())-user.sqlite").path
-        defer {
-            for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: userDatabase + suffix) }
-        }
-        let runner = DemoRunner(options: .init(walk: points, script: plan, mapPath: mapPath, userDatabase: userDatabase,
-                                               from: start),
-                                map: map, engine: engine, recognizer: recognizer, synthesizer: synthesizer, transcript: transcript)
-        let outcome: DemoRunner.Outcome
-        do { outcome = try await runner.run() } catch { throw fail("the demo stopped: \(error)") }
-        do { try engine.writeRecording(to: output) } catch { throw fail("cannot write \(output): \(error)") }
-
-        var summary = DemoTranscript.Entry(kind: "summary", time: outcome.seconds)
-        summary.output = output
-        summary.seconds = (outcome.seconds * 1000).rounded() / 1000
-        summary.commands = outcome.commands
-        summary.recognized = outcome.recognized
-        transcript.add(summary)
-
-        guard !noPlay else { return }
-        play(engine.recording(), name: output)
-    }
-
-    /// Plays the recording through PulseAudio when a server answers; says so when none does.
-    private func play(_ recording: PCMBuffer, name: String) {
-        let stream: PulseSimpleStream
-        do {
-            stream = try PulseSimpleStream(direction: .playback, sampleRate: recording.sampleRate, channels: recording.channels,
-                                           device: sink, streamName: "Soundscape demo", latency: 0.2)
-        } catch {
-            printReply("no sound server (\(error)); wrote \(name)")
-            return
-        }
-        printReply("playing \(name) (\(DemoScript.format(recording.duration))); Ctrl-C stops")
-        let chunk = recording.sampleRate / 10 * recording.channels
-        var offset = 0
-        do {
-            while offset < recording.samples.count {
-                let next = min(offset + chunk, recording.samples.count)
-                try stream.write(Array(recording.samples[offset..<next]))
-                offset = next
-            }
-            try stream.drain()
-        } catch {
-            printReply("Problem: playing \(name) stopped: \(error); the file is complete")
-        }
+        var options = DemoOptions()
+        options.db = db
+        options.walk = walk
+        options.script = script
+        options.from = from
+        options.until = until
+        options.output = output
+        options.noPlay = noPlay
+        options.json = json
+        options.hrtf = hrtf
+        options.sink = sink
+        try await AppBuilder.commandLine { try await $0.demo(options) }
     }
 }

@@ -36,7 +36,8 @@ struct DoctorCommand: AsyncParsableCommand {
         guard let endpoint = GpsdEndpoint(gpsd) else {
             throw ValidationError("--gpsd \"\(gpsd)\" is not HOST:PORT")
         }
-        let paths = ProjectPaths.locate()
+        let environment = AppEnvironment.read()
+        let paths = environment.paths
         var checks: [any DoctorCheck] = [SpeechModelCheck(model: .debianEnglish, paths: paths)]
         checks.append(SecondRecognizerCheck(paths: paths))
         do {
@@ -44,7 +45,7 @@ struct DoctorCommand: AsyncParsableCommand {
             checks.append(SpeechSynthesisCheck(synthesizer: synthesizer, voice: VoiceSettings()))
             checks += [SoundServerCheck(sink: sink), MicrophoneCheck(source: source), HRTFCheck(path: hrtf),
                        GPSCheck(endpoint: endpoint, wait: .milliseconds(Int(gpsWait * 1000))), HeadingCheck(),
-                       MapDatabaseCheck(path: db ?? MapPaths.defaultDatabase())]
+                       MapDatabaseCheck(path: db ?? environment.mapDatabase)]
             let results = await Doctor.run(checks) { print($0.line) }
             print("Map data © OpenStreetMap contributors (ODbL). HRTF: MIT KEMAR, Gardner and Martin, MIT Media Lab.")
             if results.contains(where: { $0.status == .failed }) { throw ExitCode(1) }

@@ -1,4 +1,6 @@
+import App
 import ArgumentParser
+import Geo
 import Foundation
 import Logging
 
@@ -47,8 +49,22 @@ struct CoordinateArgument: ExpressibleByArgument {
     static var defaultCompletionKind: CompletionKind { .default }
 }
 
-/// Printing to standard error without buffering surprises.
-func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+
+extension CoordinateArgument {
+    var coordinate: Coordinate { Coordinate(latitude: latitude, longitude: longitude) }
 }
 
+extension AppBuilder {
+    /// Runs a command's object graph; its failures end the program with their status (the problem has been
+    /// said), and a value that cannot be used is a usage error.
+    static func commandLine(_ environment: AppEnvironment = .read(),
+                            _ body: (AppBuilder) async throws -> Void) async throws {
+        do {
+            try await body(AppBuilder(environment: environment))
+        } catch let exit as AppExit {
+            throw ExitCode(exit.code)
+        } catch let usage as AppUsageError {
+            throw ValidationError(usage.description)
+        }
+    }
+}

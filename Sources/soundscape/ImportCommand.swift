@@ -1,3 +1,4 @@
+import App
 import ArgumentParser
 import Foundation
 import MapData
@@ -26,7 +27,7 @@ struct ImportCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
-        let path = db ?? MapStore.defaultDatabasePath()
+        let path = db ?? AppEnvironment.read().mapDatabase
         let bar = !quiet && isatty(STDERR_FILENO) == 1 ? ImportProgressBar() : nil
         let summary: MapImportSummary
         do {

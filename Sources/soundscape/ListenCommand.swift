@@ -1,10 +1,5 @@
 import App
 import ArgumentParser
-import Audio
-import Foundation
-import Geo
-import MapData
-import Speech
 
 struct ListenCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -47,93 +42,20 @@ struct ListenCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
-        let audio = try WAVFile.read(file)
-        let samples = audio.monoInt16Samples(at: PocketSphinxDecoder.sampleRate)
-        let paths = try ProjectPaths.locate()
-        let recognizer = try CommandRecognizer(paths: paths, grammarPath: grammar)
-        let second = SecondRecognizer.load(paths: paths)
-        if let problem = second.problem { printError("Problem: \(problem)") }
-        if let at {
-            let map = try SpatialDataView(path: db ?? MapPaths.defaultDatabase())
-            let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
-            try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
-            try recognizer.recognizer.setPhrases(LandmarkNames.phrases(map: map), for: "landmarks")
-        }
-        try recognizer.recognizer.setListeningState(asleep ? .asleep : .awake)
-        let started = ContinuousClock.now
-        var result = try recognizer.recognize(samples)
-        let decoding = ContinuousClock.now - started
-        // The second recognizer on the same audio, and one decision from both.
-        var report: TwoRecognizerReport?
-        if let opinion = second.secondOpinion {
-            opinion.prepare(from: recognizer.recognizer)
-            let decided = opinion.decide(samples: samples, first: result, state: asleep ? .asleep : .awake)
-            report = decided
-            if let problem = decided.problem { printError("Problem: \(problem)") }
-            result.command = decided.decision.command
-            if decided.decision.command == nil { result.rejection = decided.decision.outcome == .askAgain ? "say that again: \(decided.decision.reason)" : decided.decision.reason }
-        }
-        if global.verbose {
-            // How long decoding took (the grammar's size and the names spliced into it decide it).
-            let ms = Double(decoding.components.seconds) * 1000 + Double(decoding.components.attoseconds) / 1e15
-            FileHandle.standardError.write(Data("decoded \(String(format: "%.2f", result.duration)) s of speech in \(String(format: "%.0f", ms)) ms\n".utf8))
-            // What the rejection was decided on, for whoever tunes it.
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys]
-            let features = (try? encoder.encode(result.features)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            FileHandle.standardError.write(Data("features: \(features)\neveryday loop heard: \"\(result.everydayText)\"\n".utf8))
-        }
-        if json {
-            printReply(Self.json(result, report: report))   // straight to the output, before any answer
-        } else if let command = result.command {
-            let slots = command.slots.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
-            printReply("\(command.words)\t\(command.intent)\(slots.isEmpty ? "" : "\t" + slots)\tconfidence \(String(format: "%.2f", command.confidence))")
-        } else {
-            printReply("(not understood: \(result.rejection ?? "rejected")\(result.text.isEmpty ? "" : "; heard \"\(result.text)\""))")
-        }
-        // The same answer `say` gives: the recognized words go through the same grammars and pipeline.
-        if answer, let command = result.command, let at {
-            var arguments = [command.words, "--at", "\(at.latitude),\(at.longitude)"]
-            if let heading { arguments += ["--heading", "\(heading)"] }
-            if let db { arguments += ["--db", db] }
-            if quiet { arguments.append("--quiet") }
-            let say = try SayCommand.parse(arguments)
-            try await say.run()
-        }
+        var options = ListenOptions(file: file)
+        options.at = at?.coordinate
+        options.heading = heading
+        options.answer = answer
+        options.quiet = quiet
+        options.db = db
+        options.grammar = grammar
+        options.json = json
+        options.asleep = asleep
+        options.verbose = global.verbose
+        try await AppBuilder.commandLine { try await $0.listen(options) }
     }
 
     func validate() throws {
         if answer && at == nil { throw ValidationError("--answer needs --at LAT,LON (where the answer is given)") }
-    }
-
-    /// The outcome; with a second recognizer also what each heard, the snap and the decision
-    /// (`pocketsphinx`, `transcript`, `snapped`, `snap_distance`, `decision`).
-    static func json(_ result: VoiceResult, report: TwoRecognizerReport? = nil) -> String {
-        struct First: Encodable { var text: String; var intent: String?; var confidence: Double }
-        struct Accepted: Encodable {
-            var text: String; var intent: String; var slots: [String: String]; var confidence: Double
-            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var transcript_log_probability: Double?; var decision: String?
-        }
-        struct Rejected: Encodable {
-            var text: String; var rejected = true; var reason: String; var confidence: Double
-            var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var transcript_log_probability: Double?; var decision: String?
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let confidence = (result.confidence * 1000).rounded() / 1000
-        let first = report.map { _ in First(text: result.text, intent: result.heard?.intent, confidence: confidence) }
-        let data: Data?
-        if let c = result.command {
-            data = try? encoder.encode(Accepted(text: c.words, intent: c.intent, slots: c.slots, confidence: (c.confidence * 1000).rounded() / 1000,
-                                                pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
-                                                snap_distance: report?.snapDistance,
-                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
-        } else {
-            data = try? encoder.encode(Rejected(text: result.text, reason: result.rejection ?? "rejected", confidence: confidence,
-                                                pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
-                                                snap_distance: report?.snapDistance,
-                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
-        }
-        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }

@@ -32,7 +32,7 @@ struct PttCommand: ParsableCommand {
             throw ValidationError("unknown action \"\(action)\": use press, release, toggle or cancel")
         }
         do {
-            try ControlSocket.send(ptt.rawValue, to: socket ?? ControlSocket.defaultPath())
+            try ControlSocket.send(ptt.rawValue, to: socket ?? AppEnvironment.read().controlSocket)
         } catch {
             printError("soundscape ptt: \(error)")
             throw ExitCode(1)
@@ -63,9 +63,10 @@ struct VoiceOptions: ParsableArguments {
     @Option(help: "End an utterance by itself after this many seconds of silence (voice-activity endpointing).")
     var endpoint: Double?
 
-    func inputOptions() throws -> VoiceInputOptions {
+    func inputOptions(_ environment: AppEnvironment) throws -> VoiceInputOptions {
         guard let code = EvdevKey.code(named: pttKey) else { throw ValidationError("unknown key \(pttKey)") }
-        return VoiceInputOptions(source: mic, controlSocket: controlSocket, wakeWord: wakeWord, keyDevice: pttDevice,
-                                 keyCode: code, endpointSilence: endpoint)
+        return VoiceInputOptions(source: mic, controlSocket: controlSocket ?? environment.controlSocket,
+                                 wakeWord: wakeWord, keyDevice: pttDevice, keyCode: code, endpointSilence: endpoint,
+                                 adaptationFile: environment.microphoneAdaptation)
     }
 }

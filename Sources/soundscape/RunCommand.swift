@@ -1,13 +1,7 @@
 import App
 import ArgumentParser
-import Audio
 import Callouts
-import Foundation
 import Geo
-import Location
-import Logging
-import MapData
-import ServiceLifecycle
 import Speech
 
 struct RunCommand: AsyncParsableCommand {
@@ -79,160 +73,26 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
-        let logger = Logger(label: "soundscape.run")
-        let paths = ProjectPaths.locate()
-        // Settings from the configuration file; options given on the command line win.
-        let loaded = SettingsStore(path: config ?? SettingsStore.defaultPath()).load()
-        let settings = loaded.settings
-        let language = self.language ?? settings.language
-        let gpsd = self.gpsd ?? settings.gpsd
-        let dbPath = db ?? (settings.mapDatabase.isEmpty ? MapPaths.defaultDatabase() : settings.mapDatabase)
-        let table = try StringTable(language: language)
-        let phrasing = Phrasing(table: table, units: settings.units == "imperial" ? .imperial : .metric)
-
-        let audio = try AudioOptions(quiet: quiet, wav: nil, sink: sink ?? (settings.audioSink.isEmpty ? nil : settings.audioSink),
-                                     hrtf: hrtf ?? settings.hrtf, paths: paths,
-                                     voice: VoiceSettings(voice: settings.voice, rate: settings.speechRate),
-                                     levels: AudioLevels(speech: Float(settings.speechVolume) / 100,
-                                                         beacon: Float(settings.beaconVolume) / 100,
-                                                         earcons: Float(settings.soundVolume) / 100))
-            .makeOutput(oneShot: false)
-        let output = audio.output
-        defer { audio.engine?.shutdown() }
-        for problem in loaded.problems { await output.problem(problem) }
-
-        let map: SpatialDataView
-        do { map = try SpatialDataView(path: dbPath) } catch {
-            await output.problem("\(error)")
-            throw ExitCode(1)
-        }
-
-        // Position: --at, else gpsd if it answers, else a simulated walk.
-        let (source, sourceStatus) = try await chooseSource(paths: paths, table: table, gpsd: gpsd)
-        if case .fixed(let c, _) = source, !Self.covers(map.metadata, c) {
-            await output.problem("the map has no data for \(c.latitude), \(c.longitude)")
-        }
-        let greeting = table("status.startup", sourceStatus, table("status.map", MapPaths.regionName(map.metadata)),
-                             table("status.typed_commands"))
-        printReply("Map data \(map.metadata.attribution)")
-
-        // A head tracker binds its port now, so that a port in use is said at start-up.
-        var tracker: OpenTrackReceiver?
-        if let port = self.headTracker {
-            do { tracker = try OpenTrackReceiver(host: headTrackerHost, port: port) } catch {
-                await output.problem("no head tracking (\(error))")
-            }
-        }
-
-        let (locations, locationContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let (commands, commandContinuation) = AsyncStream<String>.makeStream()
-
-        // MARK: voice input
-        // Push-to-talk (control socket, an empty line in a terminal, an evdev key) or a wake word, the command
-        // recognizer with the places nearby, earcons. Recognized commands' words join the typed commands.
-        var voiceService: VoiceService?
-        // Saved marker and route names for the recognizer, from the user database once it is open (below).
-        let savedNames = [SavedNames(.markers), SavedNames(.routes)]
-        if !voice.noVoice {
-            do {
-                let engine = audio.engine
-                voiceService = try VoiceService(
-                    paths: paths, options: voice.inputOptions(), map: map,
-                    position: at.map { Coordinate(latitude: $0.latitude, longitude: $0.longitude) },
-                    slotSources: savedNames,
-                    secondRecognizer: SecondRecognizer.load(paths: paths),
-                    deliver: { commandContinuation.yield($0.words) },
-                    earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) },
-                    speak: { await output.say($0) },
-                    microphoneChanged: { change in
-                        // Said and printed, like every problem: the microphone went away, or came back.
-                        Task {
-                            switch change {
-                            case .lost(let message): await output.problem(message)
-                            case .back(let message, _): await output.say(message)
-                            }
-                        }
-                    })
-            } catch {
-                await output.problem("voice commands are off (\(error)); type commands instead")
-            }
-            if let problem = voiceService?.adaptationProblem { await output.problem(problem) }
-            if let problem = voiceService?.denoiserProblem { await output.problem(problem) }
-            if let problem = voiceService?.secondRecognizerProblem { await output.problem(problem) }
-        }
-        let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
-                                               : commandContinuation
-        let feedContinuation = voiceService?.positionInput(forwardingTo: locationContinuation) ?? locationContinuation
-        let voiceServices: [ServiceGroupConfiguration.ServiceConfiguration] =
-            voiceService.map { [.init(service: $0, successTerminationBehavior: .ignore, serviceName: "voice commands")] } ?? []
-        // MARK: end of voice input
-
-        // A replayed walk keeps the pipeline's time with its fixes, whatever the replay speed.
-        var followFixTimes = false
-        if case .replay = source { followFixTimes = true }
-        let guidance = await GuidanceSetup(map: map, mapPath: dbPath, language: language,
-                                           settings: settings,
-                                           userDatabase: userDb, engine: audio.engine)
-        for names in savedNames { names.attach(guidance.store) }
-        let (intents, grammarProblem) = Assistant.intentParser(grammars: paths.grammars.path)
-        if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
-        // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
-        let (headings, headingContinuation) = AsyncStream<HeadingUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
-        let compassBus = systemBus ?? ProcessInfo.processInfo.environment["DBUS_SYSTEM_BUS_ADDRESS"] ?? SensorProxyCompass.systemBusAddress
-        let compass = noCompass ? nil : SensorProxyCompass(configuration: .init(busAddress: compassBus))
-        let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: feedContinuation,
-                                       headings: { headingContinuation.yield($0) })
-        let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
-                                  intents: intents,
-                                  settings: LiveSettings(store: SettingsStore(path: config ?? SettingsStore.defaultPath()),
-                                                         settings: loaded.settings, audio: audio.engine),
-                                  headingControl: location.manager)
-        if let voiceService {
-            await assistant.processor.observeSleep { asleep in voiceService.setListeningState(asleep ? .asleep : .awake) }
-        }
-        let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: location, successTerminationBehavior: .ignore, serviceName: location.description),
-            .init(service: TerminalCommands(continuation: typedContinuation), successTerminationBehavior: .ignore,
-                  serviceName: "typed commands"),
-            .init(service: AssistantService(assistant: assistant, greeting: greeting, locations: locations,
-                                            commands: commands, headings: headings, stopAtEndOfWalk: exitAtEndOfWalk,
-                                            endCommands: { commandContinuation.finish() }),
-                  successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "assistant"),
-        ] + voiceServices
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        do {
-            try await group.run()
-        } catch {
-            await output.problem("the assistant stopped: \(error)")
-            await output.finish()   // heard before the program ends
-            throw ExitCode.failure
-        }
-    }
-
-    private func chooseSource(paths: ProjectPaths, table: StringTable, gpsd: String) async throws -> (LocationSource, String) {
-        if let at {
-            return (.fixed(Coordinate(latitude: at.latitude, longitude: at.longitude), heading: heading), table("status.fixed_location"))
-        }
-        if walk == nil, let endpoint = GpsdEndpoint(gpsd), await Self.gpsdAnswers(endpoint) {
-            return (.gpsd(endpoint), table("status.gps_ready"))
-        }
-        let file = walk ?? paths.home.appendingPathComponent("Walks/helsinki-centre.gpx").path
-        let points = try WalkFile.load(file)
-        guard !points.isEmpty else { throw ValidationError("\(file): no positions in the walk") }
-        return (.replay(points, speed: speed, name: file), table("status.simulated_walk"))
-    }
-
-    /// Whether gpsd accepts a connection within a second.
-    static func gpsdAnswers(_ endpoint: GpsdEndpoint) async -> Bool {
-        do {
-            for try await _ in GpsdConnection.reports(from: endpoint, connectTimeout: 1) { return true }
-        } catch {}
-        return false
-    }
-
-    static func covers(_ metadata: MapMetadata, _ c: Coordinate) -> Bool {
-        guard let b = metadata.bbox, b.count == 4 else { return true }
-        return c.latitude >= b[0] - 0.01 && c.latitude <= b[2] + 0.01 && c.longitude >= b[1] - 0.01 && c.longitude <= b[3] + 0.01
+        var options = RunOptions()
+        options.db = db
+        options.gpsd = gpsd
+        options.at = at?.coordinate
+        options.heading = heading
+        options.walk = walk
+        options.speed = speed
+        options.headTracker = headTracker
+        options.headTrackerHost = headTrackerHost
+        options.systemBus = systemBus
+        options.noCompass = noCompass
+        options.exitAtEndOfWalk = exitAtEndOfWalk
+        options.quiet = quiet
+        options.sink = sink
+        options.hrtf = hrtf
+        options.language = language
+        options.config = config
+        options.userDb = userDb
+        let environment = AppEnvironment.read()
+        options.voice = voice.noVoice ? nil : try voice.inputOptions(environment)
+        try await AppBuilder.commandLine(environment) { try await $0.run(options) }
     }
 }

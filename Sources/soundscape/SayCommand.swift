@@ -1,13 +1,6 @@
 import App
 import ArgumentParser
-import Audio
 import Callouts
-import Foundation
-import Geo
-import Guidance
-import Location
-import MapData
-import Speech
 
 struct SayCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,56 +56,17 @@ struct SayCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
-        let mapPath = db ?? MapPaths.defaultDatabase()
-        let map = try SpatialDataView(path: mapPath)
-        let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
-        let store = SettingsStore(path: config ?? SettingsStore.defaultPath())
-        let loaded = store.load()
-        for problem in loaded.problems { printError("Problem: \(problem)") }
-        let language = self.language ?? loaded.settings.language
-        // The beacon has no sound in a one-shot answer.
-        let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
-                                           settings: imperial ? loaded.settings.with(units: "imperial") : loaded.settings,
-                                           userDatabase: userDb, engine: nil, problem: { printError("Problem: \($0)") })
-        let (intents, grammarProblem) = Assistant.intentParser(grammars: ProjectPaths.locate().grammars.path)
-        if let grammarProblem { printError("Problem: \(grammarProblem); using the built-in phrases") }
-        if let parsed = Assistant.parse(command, intents: intents), parsed.knownIntent == .takeMeTo, let place = parsed.slots["place"], !place.isEmpty {
-            for line in try await GuidanceSay.takeMeTo(place: guidance.markerName(spoken: place) ?? place, at: here, heading: heading, mapPath: mapPath,
-                                                       guidance: guidance, json: json) {
-                print(line)
-            }
-            return
-        }
-        let imperial = self.imperial || loaded.settings.units == "imperial"
-        let phrasing = Phrasing(table: try StringTable(language: language), units: imperial ? .imperial : .metric)
-        let audio = try AudioOptions(quiet: quiet || json && wav == nil, wav: wav, sink: nil, hrtf: hrtf,
-                                     paths: ProjectPaths.locate(), voice: LiveSettings.voice(loaded.settings),
-                                     levels: LiveSettings.levels(loaded.settings)).makeOutput(oneShot: true)
-        defer { audio.engine?.shutdown() }
-        let now = Date()
-        let assistant = Assistant(map: map, phrasing: phrasing, output: audio.output, followFixTimes: true,
-                                  format: json ? .json : .text, startTime: now, guidance: guidance, intents: intents,
-                                  settings: LiveSettings(store: store, settings: loaded.settings, audio: audio.engine),
-                                  headingControl: OneShotHeading())
-        // A heading is taken as the course of someone walking that way.
-        let fix = LocationFix(coordinate: here, timestamp: now,
-                              horizontalAccuracy: 5, speed: heading == nil ? nil : 1, course: heading)
-        // Only the answer: what walking there would announce by itself is not wanted.
-        await assistant.processor.setAutomaticCallouts(false)
-        await assistant.locate(fix)
-        await assistant.processor.setAutomaticCallouts(true)
-        _ = await assistant.handle(command: command)
-        await assistant.settle()
-        if let wav, let engine = audio.engine {
-            try engine.writeRecording(to: wav)
-            printError("wrote \(wav) (48 kHz stereo, rendered through the HRTF)")
-        }
+        var options = SayOptions(command: command, at: at.coordinate)
+        options.heading = heading
+        options.db = db
+        options.json = json
+        options.userDb = userDb
+        options.quiet = quiet
+        options.wav = wav
+        options.hrtf = hrtf
+        options.language = language
+        options.imperial = imperial
+        options.config = config
+        try await AppBuilder.commandLine { try await $0.say(options) }
     }
-}
-
-/// "I am facing …" in a one-shot answer: read back, and nothing after it to turn (`run` gives the heading to the
-/// location stage).
-private struct OneShotHeading: HeadingControl {
-    func setManualHeading(_ degrees: Double) async {}
-    func clearManualHeading() async {}
 }

@@ -1,3 +1,4 @@
+import App
 import ArgumentParser
 import Foundation
 import Location
@@ -33,14 +34,5 @@ struct SimulateCommand: AsyncParsableCommand {
             print(line)
         }
         printError("\(count) positions replayed from \(file)")
-    }
-}
-
-/// Reads a walk from GPX or NMEA (Location's ``TrackFile``), saying how many NMEA lines were unreadable.
-enum WalkFile {
-    static func load(_ path: String) throws -> [TrackPoint] {
-        let loaded = try TrackFile.load(path)
-        if loaded.skippedLines > 0 { printError("\(path): \(loaded.skippedLines) unreadable lines skipped") }
-        return loaded.points
     }
 }

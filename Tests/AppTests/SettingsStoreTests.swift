@@ -28,7 +28,7 @@ import Testing
             """)
         let loaded = SettingsStore(path: path).load()
         #expect(loaded.problems.isEmpty, "\(loaded.problems)")
-        #expect(loaded.settings.units == "imperial")
+        #expect(loaded.settings.units == .imperial)
         #expect(loaded.settings.beaconOffDistance == 10)
         #expect(loaded.settings.beaconRingingAngle == 8)
         #expect(loaded.settings.callouts == false)
@@ -44,7 +44,7 @@ import Testing
             language = "de"
             """)
         let loaded = SettingsStore(path: path).load()
-        #expect(loaded.settings.units == "imperial")
+        #expect(loaded.settings.units == .imperial)
         #expect(loaded.settings.language == "de")
         #expect(loaded.settings.beaconOffDistance == 15)     // default kept
         #expect(loaded.settings.beaconStyle == "Chime")
@@ -76,7 +76,7 @@ import Testing
         let path = try tempFile()
         let store = SettingsStore(path: path)
         var s = Settings()
-        s.units = "imperial"
+        s.units = .imperial
         s.beaconOffDistance = 5
         s.placesAndLandmarks = false
         try store.save(s)
@@ -93,7 +93,7 @@ import Testing
     }
 
     @Test func theDefaultPathFollowsXDG() {
-        #expect(SettingsStore.defaultPath(environment: ["XDG_CONFIG_HOME": "/x", "HOME": "/h"]) == "/x/soundscape/config.toml")
-        #expect(SettingsStore.defaultPath(environment: ["HOME": "/h"]) == "/h/.config/soundscape/config.toml")
+        #expect(AppEnvironment.read(["XDG_CONFIG_HOME": "/x", "HOME": "/h"]).settingsFile == "/x/soundscape/config.toml")
+        #expect(AppEnvironment.read(["HOME": "/h"]).settingsFile == "/h/.config/soundscape/config.toml")
     }
 }

@@ -167,10 +167,10 @@ struct VoiceSettingsTests {
     @Test func unitsAreSavedAndUsedForDistances() async throws {
         let h = try await Self.harness()
         #expect(await h.say("use imperial") == ["Distances in feet and miles"])
-        #expect(h.saved.units == "imperial")
+        #expect(h.saved.units == .imperial)
         #expect(await h.say("beacon mute distance 10 meters") == ["Beacon off distance 35 feet"])
         #expect(await h.say("use metric units") == ["Distances in meters"])
-        #expect(h.saved.units == "metric")
+        #expect(h.saved.units == .metric)
     }
 
     @Test func languageSwitchesThePhrasesAndTheVoiceAndAnUnavailableOneNamesTheAvailable() async throws {
@@ -250,7 +250,7 @@ struct VoiceSettingsTests {
         let h = try await Self.harness()
         await h.say("use imperial")
         #expect(await h.say("undo") == ["Undone: units. Distances in meters"])
-        #expect(h.saved.units == "metric")
+        #expect(h.saved.units == .metric)
         #expect(await h.say("beacon mute distance 10 meters") == ["Beacon off distance 10 meters"])
     }
 

@@ -86,7 +86,7 @@ struct VoiceEndToEndTests {
         let chatter = try speech("the weather is nice today"), wake = try speech("hey soundscape"), command = try speech("where am i")
 
         // What an earlier run would have kept for this microphone: the recognizer's mean after some of this speech.
-        let earlier = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot))
+        let earlier = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot, dataOverride: TestServices.dataDirectory))
         for buffer in [chatter, command, chatter] { _ = try earlier.recognize(buffer.int16Samples) }
         try MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
             .save(earlier.recognizer.cepstralMean, for: TestServices.source)

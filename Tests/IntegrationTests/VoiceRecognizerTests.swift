@@ -20,7 +20,7 @@ struct VoiceRecognizerTests {
     @Test func aBrokenEditIsReportedWithFileAndLineAndTheLastGoodGrammarKeepsWorking() throws {
         let dir = try Self.copyOfGrammars()
         defer { try? FileManager.default.removeItem(at: dir.deletingLastPathComponent()) }
-        let recognizer = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot), grammarPath: dir.path)
+        let recognizer = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot, dataOverride: TestServices.dataDirectory), grammarPath: dir.path)
         let help = dir.appendingPathComponent("help.gram")
         let original = try String(contentsOf: help, encoding: .utf8)
 
@@ -86,7 +86,7 @@ struct VoiceRecognizerTests {
         var rng = SplitMix64(seed: 7)
         let (noise, name) = VoiceCorpus.streetNoise(file: city, rng: &rng)
         try #require(name == "city ambience")
-        let recognizer = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot))
+        let recognizer = try CommandRecognizer(paths: ProjectPaths(home: TestServices.packageRoot, dataOverride: TestServices.dataDirectory))
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         // A listener that has already heard a command (its cepstral mean and RNNoise adapted), then a short one:

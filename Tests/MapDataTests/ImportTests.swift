@@ -192,14 +192,4 @@ struct ImportTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: (db as NSString).deletingLastPathComponent)
         #expect(leftovers == ["map.sqlite"])
     }
-
-    @Test("default database path follows XDG_DATA_HOME, then HOME")
-    func defaultPath() {
-        #expect(MapStore.defaultDatabasePath(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"])
-                == "/x/data/soundscape/map.sqlite")
-        #expect(MapStore.defaultDatabasePath(environment: ["HOME": "/home/u"]) == "/home/u/.local/share/soundscape/map.sqlite")
-        // A relative XDG_DATA_HOME is invalid per the spec and ignored.
-        #expect(MapStore.defaultDatabasePath(environment: ["XDG_DATA_HOME": "rel", "HOME": "/home/u"])
-                == "/home/u/.local/share/soundscape/map.sqlite")
-    }
 }

@@ -53,7 +53,7 @@ extension Assistant {
             after.beaconOffDistance = Int(meters.rounded())
         case .units(let units):
             key = "units"
-            after.units = units == .imperial ? "imperial" : "metric"
+            after.units = units
         case .language(let code):
             key = "language"
             let available = StringTable.availableLanguages
@@ -104,7 +104,7 @@ extension Assistant {
     func applyDifference(from old: Settings, to new: Settings) async {
         if old.units != new.units || old.language != new.language {
             let table = (old.language != new.language ? try? StringTable(language: new.language) : nil) ?? self.table
-            let next = Phrasing(table: table, units: new.units == "imperial" ? .imperial : .metric)
+            let next = Phrasing(table: table, units: new.units)
             phrasing.set(next)
             await processor.setPhrasing(next)
             await guidance?.setLanguage(code: new.language, units: next.distances.units)
@@ -134,7 +134,7 @@ extension Assistant {
         case "beacon_ringing_angle": return t("settings.beacon_angle", String(s.beaconRingingAngle))
         case "beacon_off_distance":
             return t("settings.beacon_off_distance", phrasing.value.distances.string(meters: Double(s.beaconOffDistance)))
-        case "units": return t(s.units == "imperial" ? "status.units_imperial" : "status.units_metric")
+        case "units": return t(s.units == .imperial ? "status.units_imperial" : "status.units_metric")
         case "language": return t("settings.language", t("language.\(s.language)"))
         case "callouts": return t(s.callouts ? "status.callouts_on" : "status.callouts_off")
         case "places_and_landmarks": return onOff(s.placesAndLandmarks, "places")

@@ -54,7 +54,7 @@ public final class Assistant: Sendable {
         self.headingControl = headingControl
         self.map = map
         var sessionSettings = Settings()
-        sessionSettings.units = phrasing.distances.units == .imperial ? "imperial" : "metric"
+        sessionSettings.units = phrasing.distances.units
         sessionSettings.language = phrasing.table.language
         let settings = settings ?? LiveSettings(store: nil, settings: sessionSettings, audio: nil)
         self.settings = settings

@@ -13,8 +13,8 @@ public struct SecondRecognizerCheck: DoctorCheck {
         self.model = model
     }
 
-    public init(paths: ProjectPaths, environment: [String: String] = ProcessInfo.processInfo.environment) {
-        self.init(library: paths.whisperLibrary(environment: environment), model: paths.whisperModel(environment: environment))
+    public init(paths: ProjectPaths) {
+        self.init(library: paths.whisperLibrary(), model: paths.whisperModel())
     }
 
     public func run() async -> DoctorResult {

@@ -105,23 +105,19 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     /// The route being made, the question waiting for "yes" or "no", and the running route's waypoints.
     let conversation = Locked(MarkerConversation())
 
-    /// The environment variable naming the user database (tests; `--user-db` wins).
-    public static let userDatabaseVariable = "SOUNDSCAPE_USER_DB"
-
     /// - Parameters:
-    ///   - userDatabase: the user database; nil: `$SOUNDSCAPE_USER_DB`, else the default one.
+    ///   - userDatabase: the user database (``AppEnvironment/userDatabase`` unless `--user-db` names one).
     ///   - engine: where the beacon sounds; nil: no beacon sound (printing only).
     ///   - problem: told when the user database cannot be opened (markers and routes are then off).
     public init(map: SpatialDataView?, mapPath: String?, language code: String, settings appSettings: Settings,
-                userDatabase: String?, engine: AudioEngine?, restoreBeacon: Bool = true, kinds: KindTable? = nil,
+                userDatabase: String, engine: AudioEngine?, restoreBeacon: Bool = true, kinds: KindTable? = nil,
                 problem: (String) -> Void = { printReply("Problem: \($0)") }) async {
-        self.kinds = kinds ?? (try? KindTable.beside(grammars: ProjectPaths.locate().grammars.path)) ?? .empty
-        let units: UnitSystem = appSettings.units == "imperial" ? .imperial : .metric
+        self.kinds = kinds ?? (try? KindTable.beside(grammars: AppEnvironment.read().paths.grammars.path)) ?? .empty
+        let units = appSettings.units
         let language = (try? GuidanceLanguage(code, units: units)) ?? (try! GuidanceLanguage("en", units: units))
         var settings = appSettings.guidance
         settings.language = language.code
-        let path = userDatabase ?? ProcessInfo.processInfo.environment[Self.userDatabaseVariable].flatMap { $0.isEmpty ? nil : $0 }
-            ?? UserStore.defaultDatabasePath()
+        let path = userDatabase
         do { store = try UserStore(path: path) } catch {
             store = nil
             problem("the user database \(path) cannot be opened (\(error)); markers and routes are off")

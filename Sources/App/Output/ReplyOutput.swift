@@ -182,3 +182,8 @@ public struct PrintedReplyOutput: ReplyOutput {
 @Sendable public func printReply(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
+
+/// Writes a line to standard error without buffering surprises.
+public func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -9,7 +9,7 @@ extension Settings {
         g.beaconDistanceCallouts = beaconDistance
         g.speakStreetNames = speakStreetNames
         g.decimalSeparator = decimalSeparator.isEmpty ? nil : decimalSeparator
-        g.output = AnnouncementOutput(rawValue: announcementOutput) ?? .text
+        g.output = announcementOutput
         g.language = language
         return g
     }

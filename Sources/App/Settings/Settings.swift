@@ -1,11 +1,13 @@
 import Audio
+import Callouts
 import Foundation
+import Guidance
 
 /// Every user setting (Soundscape's settings, adapted to Linux), with its default and allowed values.
 /// Stored as TOML at `$XDG_CONFIG_HOME/soundscape/config.toml`; every setting can also be changed by voice.
 public struct Settings: Sendable, Equatable {
     // speech and sound
-    public var units: String = "metric"                 // metric | imperial
+    public var units: UnitSystem = .metric
     public var language: String = "en"                  // en | de
     public var voice: String = "en-us"                  // an espeak-ng voice name
     public var speechRate: Int = 175                    // words per minute, 80…450
@@ -26,7 +28,7 @@ public struct Settings: Sendable, Equatable {
     // route guidance
     public var speakStreetNames: Bool = true
     public var decimalSeparator: String = ""            // empty: the language's own
-    public var announcementOutput: String = "text"      // text | samples
+    public var announcementOutput: AnnouncementOutput = .text
     // input and devices
     public var pushToTalkKey: String = "KEY_RIGHTCTRL"  // evdev key name
     public var wakeWord: String = ""                    // empty: off; e.g. "hey soundscape"
@@ -75,7 +77,7 @@ public enum SettingValue: Sendable, Equatable {
 extension Settings {
     /// Every key, in the order the file lists them.
     public static let keys: [SettingKey] = [
-        choice("units", ["metric", "imperial"], \.units),
+        choice("units", \.units),
         choice("language", ["en", "de"], \.language),
         text("voice", \.voice),
         integer("speech_rate", 80...450, step: 1, \.speechRate),
@@ -93,7 +95,7 @@ extension Settings {
         boolean("beacon_distance", \.beaconDistance),
         boolean("speak_street_names", \.speakStreetNames),
         choice("decimal_separator", ["", ".", ","], \.decimalSeparator),
-        choice("announcement_output", ["text", "samples"], \.announcementOutput),
+        choice("announcement_output", \.announcementOutput),
         text("push_to_talk_key", \.pushToTalkKey),
         text("wake_word", \.wakeWord),
         text("audio_sink", \.audioSink),
@@ -108,6 +110,12 @@ extension Settings {
     private static func choice(_ name: String, _ values: [String], _ path: any WritableKeyPath<Settings, String> & Sendable) -> SettingKey {
         SettingKey(name: name, kind: .choice(values), get: { .text($0[keyPath: path]) },
                    set: { s, v in if case .text(let t) = v { s[keyPath: path] = t } })
+    }
+    /// A choice among an enumeration's cases, written as their raw values.
+    private static func choice<Value>(_ name: String, _ path: any WritableKeyPath<Settings, Value> & Sendable) -> SettingKey
+        where Value: RawRepresentable & CaseIterable & Sendable, Value.RawValue == String {
+        SettingKey(name: name, kind: .choice(Value.allCases.map(\.rawValue)), get: { .text($0[keyPath: path].rawValue) },
+                   set: { s, v in if case .text(let t) = v, let value = Value(rawValue: t) { s[keyPath: path] = value } })
     }
     private static func text(_ name: String, _ path: any WritableKeyPath<Settings, String> & Sendable) -> SettingKey {
         SettingKey(name: name, kind: .text, get: { .text($0[keyPath: path]) },
@@ -163,8 +171,8 @@ extension SettingKey {
 }
 
 extension Settings {
-    /// The same settings with other units ("metric" or "imperial"), for a command-line override.
-    public func with(units: String) -> Settings {
+    /// The same settings with other units, for a command-line override.
+    public func with(units: UnitSystem) -> Settings {
         var copy = self
         copy.units = units
         return copy

@@ -9,13 +9,6 @@ public struct SettingsStore: Sendable {
 
     public init(path: String) { self.path = path }
 
-    /// `$XDG_CONFIG_HOME/soundscape/config.toml`, else `~/.config/soundscape/config.toml`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.config")
-        return base + "/soundscape/config.toml"
-    }
-
     public struct Loaded: Sendable {
         public var settings: Settings
         /// Problems to print and speak: each names the file and key.

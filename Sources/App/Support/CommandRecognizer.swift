@@ -1,6 +1,7 @@
 import Foundation
 import MapData
 import Speech
+import Synchronization
 
 /// The command recognizer as the program uses it: the en-us model, the extra pronunciations of
 /// Models/extra.dict, the grammar folder Grammars/ and the tuned rejection. `soundscape listen`, live
@@ -8,8 +9,9 @@ import Speech
 public final class CommandRecognizer {
     public let recognizer: VoiceRecognizer
     /// The grammar folder (or single file) in use.
-    public let grammarPath: String
-    private var grammarStamp: [String: Date]
+    public var grammarPath: String { grammarWatch.path }
+    /// Notices an edited `.gram` file and loads it again.
+    public let grammarWatch: GrammarWatch
 
     public var decoder: PocketSphinxDecoder { recognizer.decoder }
     public var parser: IntentParser { recognizer.parser }
@@ -27,8 +29,7 @@ public final class CommandRecognizer {
         recognizer = try VoiceRecognizer(grammar: grammar, extraWords: extra, pronouncer: pronouncer,
                                          configuration: .init(model: model, confidence: confidence,
                                                               neuralDenoiser: paths.rnnoiseLibrary()))
-        self.grammarPath = path
-        grammarStamp = Self.stamp(path)
+        grammarWatch = GrammarWatch(path: path)
     }
 
     /// Parses a grammar folder (every `.gram` file) or a single file.
@@ -62,11 +63,9 @@ public final class CommandRecognizer {
     /// edited grammar is broken — the last good grammar then stays in use — and nil otherwise.
     @discardableResult
     public func reloadGrammarIfChanged() -> (any Error)? {
-        let now = Self.stamp(grammarPath)
-        guard now != grammarStamp else { return nil }
-        grammarStamp = now
+        guard let changed = grammarWatch.reloadIfChanged() else { return nil }
         do {
-            try recognizer.replaceGrammar(Self.loadGrammar(grammarPath))
+            try recognizer.replaceGrammar(changed.get())
             return nil
         } catch {
             return error
@@ -83,5 +82,26 @@ public final class CommandRecognizer {
         var out: [String: Date] = [:]
         for f in files { out[f] = (try? fm.attributesOfItem(atPath: f)[.modificationDate] as? Date) ?? .distantPast }
         return out
+    }
+}
+
+/// A grammar folder (or file) and when its `.gram` files were last changed: loads the grammar again after an
+/// edit. Live voice input and ``CommandRecognizer`` both reload through it.
+public final class GrammarWatch: Sendable {
+    public let path: String
+    private let stamp: Mutex<[String: Date]>
+
+    public init(path: String) {
+        self.path = path
+        stamp = Mutex(CommandRecognizer.stamp(path))
+    }
+
+    /// Nil when no `.gram` file changed since the last look; otherwise the edited grammar, or why it cannot be
+    /// used (the last good grammar should then stay in use).
+    public func reloadIfChanged() -> Result<CommandGrammar, any Error>? {
+        let now = CommandRecognizer.stamp(path)
+        let changed = stamp.withLock { s -> Bool in defer { s = now }; return s != now }
+        guard changed else { return nil }
+        return Result { try CommandRecognizer.loadGrammar(path) }
     }
 }

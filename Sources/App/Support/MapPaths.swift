@@ -3,11 +3,6 @@ import MapData
 
 /// Where the map database is, and how to name the map to the user.
 public enum MapPaths {
-    /// `$XDG_DATA_HOME/soundscape/map.sqlite`, else `~/.local/share/soundscape/map.sqlite`.
-    public static func defaultDatabase(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        MapStore.defaultDatabasePath(environment: environment)
-    }
-
     /// A short name for the map: the imported extract's name ("Helsinki" from Helsinki.osm.pbf).
     public static func regionName(_ metadata: MapMetadata) -> String {
         if let region = metadata.values["region"], !region.isEmpty { return region }

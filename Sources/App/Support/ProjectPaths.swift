@@ -7,11 +7,26 @@ import Foundation
 /// searched (a `swift build` binary lives in `.build/<config>/`), then the current directory.
 public struct ProjectPaths: Sendable, Equatable {
     public var home: URL
+    /// Third-party data fetched by scripts/setup (`SOUNDSCAPE_DATA` overrides); nil: `.data` in `home`.
+    public var dataOverride: URL?
+    /// The RNNoise library `SOUNDSCAPE_ASR_RNNOISE` names ("off": none); nil: the fetched one.
+    public var rnnoiseOverride: String?
 
-    public init(home: URL) { self.home = home }
+    public init(home: URL, dataOverride: URL? = nil, rnnoiseOverride: String? = nil) {
+        self.home = home
+        self.dataOverride = dataOverride
+        self.rnnoiseOverride = rnnoiseOverride
+    }
 
-    public static func locate(environment: [String: String] = ProcessInfo.processInfo.environment,
-                              executable: String = CommandLine.arguments.first ?? "") -> ProjectPaths {
+    /// Called by ``AppEnvironment/read(_:executable:)``, the one reader of the environment.
+    static func locate(environment: [String: String], executable: String) -> ProjectPaths {
+        var paths = locateHome(environment: environment, executable: executable)
+        paths.dataOverride = environment["SOUNDSCAPE_DATA"].map { URL(fileURLWithPath: $0) }
+        paths.rnnoiseOverride = environment["SOUNDSCAPE_ASR_RNNOISE"]
+        return paths
+    }
+
+    private static func locateHome(environment: [String: String], executable: String) -> ProjectPaths {
         if let explicit = environment["SOUNDSCAPE_HOME"] { return ProjectPaths(home: URL(fileURLWithPath: explicit)) }
         var candidates: [URL] = []
         var dir = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
@@ -31,24 +46,24 @@ public struct ProjectPaths: Sendable, Equatable {
     public var sounds: URL { home.appendingPathComponent("Sounds") }
     public var extraDictionary: URL { models.appendingPathComponent("extra.dict") }
     /// Third-party data fetched by scripts/setup (`SOUNDSCAPE_DATA` overrides).
-    public func data(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        environment["SOUNDSCAPE_DATA"].map { URL(fileURLWithPath: $0) } ?? home.appendingPathComponent(".data")
+    public func data() -> URL {
+        dataOverride ?? home.appendingPathComponent(".data")
     }
     /// The RNNoise library scripts/setup fetched (``NeuralNoiseSuppressor``), or the one
     /// `SOUNDSCAPE_ASR_RNNOISE` names; nil when that says "off" (for comparisons in the bench).
-    public func rnnoiseLibrary(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        if let chosen = environment["SOUNDSCAPE_ASR_RNNOISE"] { return chosen == "off" ? nil : chosen }
-        return data(environment: environment).appendingPathComponent("rnnoise/librnnoise.so").path
+    public func rnnoiseLibrary() -> String? {
+        if let chosen = rnnoiseOverride { return chosen == "off" ? nil : chosen }
+        return data().appendingPathComponent("rnnoise/librnnoise.so").path
     }
     /// The second recognizer's library and Whisper model, built by scripts/setup (``WhisperTranscriber``).
-    public func whisperLibrary(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        data(environment: environment).appendingPathComponent("whisper/libsoundscape-whisper.so")
+    public func whisperLibrary() -> URL {
+        data().appendingPathComponent("whisper/libsoundscape-whisper.so")
     }
-    public func whisperModel(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        data(environment: environment).appendingPathComponent("whisper/ggml-tiny.en.bin")
+    public func whisperModel() -> URL {
+        data().appendingPathComponent("whisper/ggml-tiny.en.bin")
     }
     /// The bundled map extract (central Helsinki).
-    public func bundledMapExtract(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        data(environment: environment).appendingPathComponent("osm/Helsinki.osm.pbf")
+    public func bundledMapExtract() -> URL {
+        data().appendingPathComponent("osm/Helsinki.osm.pbf")
     }
 }

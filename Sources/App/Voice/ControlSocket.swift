@@ -18,14 +18,8 @@ public final class ControlSocket: @unchecked Sendable {
         public var description: String
     }
 
-    /// The default path: `$XDG_RUNTIME_DIR/soundscape/control.sock` (falls back to /tmp/soundscape-UID).
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp/soundscape-\(getuid())"
-        return (base as NSString).appendingPathComponent("soundscape/control.sock")
-    }
-
     /// Binds and starts answering on a thread of its own.
-    public init(path: String = ControlSocket.defaultPath(), handler: @escaping @Sendable (PushToTalk) -> Void) throws {
+    public init(path: String, handler: @escaping @Sendable (PushToTalk) -> Void) throws {
         self.path = path
         self.handler = handler
         let dir = (path as NSString).deletingLastPathComponent
@@ -91,7 +85,7 @@ public final class ControlSocket: @unchecked Sendable {
 
     /// Sends one command to a running assistant and returns its answer.
     @discardableResult
-    public static func send(_ command: String, to path: String = ControlSocket.defaultPath()) throws -> String {
+    public static func send(_ command: String, to path: String) throws -> String {
         let s = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard s >= 0 else { throw SocketError(description: "cannot create a socket") }
         defer { close(s) }

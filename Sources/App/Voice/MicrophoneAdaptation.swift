@@ -15,11 +15,6 @@ public struct MicrophoneAdaptationStore: Sendable {
 
     public init(path: String) { self.path = path }
 
-    /// `$XDG_DATA_HOME/soundscape/microphones.json`, falling back to `~/.local/share/soundscape/microphones.json`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (MapStore.dataDirectory(environment: environment) as NSString).appendingPathComponent("microphones.json")
-    }
-
     struct File: Codable, Equatable {
         struct Microphone: Codable, Equatable {
             var cepstralMean: [Float]

@@ -11,8 +11,8 @@ import Synchronization
 public struct VoiceInputOptions: Sendable {
     /// PulseAudio source; nil for the default source.
     public var source: String?
-    /// Control socket path; nil for `$XDG_RUNTIME_DIR/soundscape/control.sock`.
-    public var controlSocket: String?
+    /// Control socket path (``AppEnvironment/controlSocket`` by default).
+    public var controlSocket: String
     /// Wake phrase ("hey soundscape"); nil for push-to-talk only.
     public var wakeWord: String?
     /// Input device and key for hold-to-talk (`/dev/input/event3`, KEY_RIGHTCTRL).
@@ -20,12 +20,12 @@ public struct VoiceInputOptions: Sendable {
     public var keyCode: UInt16 = 97
     /// End utterances by themselves after this much silence (voice-activity endpointing).
     public var endpointSilence: Double?
-    /// Where each microphone's cepstral mean is kept between runs (``MicrophoneAdaptationStore``); nil for
-    /// `$XDG_DATA_HOME/soundscape/microphones.json`.
-    public var adaptationFile: String?
+    /// Where each microphone's cepstral mean is kept between runs (``MicrophoneAdaptationStore``,
+    /// ``AppEnvironment/microphoneAdaptation`` by default).
+    public var adaptationFile: String
 
-    public init(source: String? = nil, controlSocket: String? = nil, wakeWord: String? = nil, keyDevice: String? = nil,
-                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String? = nil) {
+    public init(source: String? = nil, controlSocket: String, wakeWord: String? = nil, keyDevice: String? = nil,
+                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String) {
         self.source = source
         self.controlSocket = controlSocket
         self.wakeWord = wakeWord
@@ -50,13 +50,12 @@ public final class VoiceService: Service, @unchecked Sendable {
     private let key: EvdevKey?
     private let places: NearbyPlaceNames?
     private let extraSources: [any SlotSource]
-    private let grammarPath: String
+    private let grammarWatch: GrammarWatch
     private let deliver: @Sendable (RecognizedCommand) -> Void
     private let earcon: @Sendable (Earcon) async -> Void
     private let logger = Logger(label: "soundscape.voice")
     private let positions: (stream: AsyncStream<PositionEvent>, continuation: AsyncStream<PositionEvent>.Continuation)
     private let forwardPositions = Mutex<AsyncStream<PositionEvent>.Continuation?>(nil)
-    private let grammarStamp = Mutex<[String: Date]>([:])
     /// The microphone's cepstral mean, kept between runs under its source name.
     private let adaptation: MicrophoneAdaptationStore
     /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
@@ -86,7 +85,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         denoiserProblem = recognizer.denoiserProblem
         secondRecognizerProblem = secondRecognizer.problem
         self.speak = speak
-        adaptation = MicrophoneAdaptationStore(path: options.adaptationFile ?? MicrophoneAdaptationStore.defaultPath())
+        adaptation = MicrophoneAdaptationStore(path: options.adaptationFile)
         // The microphone in use, under whose name the adaptation is kept.
         let keeper = MicrophoneAdaptationKeeper(store: adaptation)
         let attached = AttachedListener()
@@ -138,17 +137,16 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         attached.listener = listener
         let listener = self.listener
-        socket = try ControlSocket(path: options.controlSocket ?? ControlSocket.defaultPath()) { listener.send($0) }
+        socket = try ControlSocket(path: options.controlSocket) { listener.send($0) }
         key = try options.keyDevice.map { try EvdevKey(device: $0, key: options.keyCode) { listener.send($0) } }
         places = map.map { NearbyPlaceNames(map: $0) }
         if let position { places?.move(to: position) }
         extraSources = slotSources + (map.map { [LandmarkNames(map: $0)] } ?? [])
-        grammarPath = recognizer.grammarPath
+        grammarWatch = recognizer.grammarWatch
         self.deliver = deliver
         self.earcon = earcon
         (commands, commandContinuation) = AsyncStream<RecognizedCommand>.makeStream(bufferingPolicy: .bufferingNewest(16))
         positions = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        grammarStamp.withLock { $0 = CommandRecognizer.stamp(recognizer.grammarPath) }
     }
 
     /// Prints a microphone change: the loss as a problem, the return as a plain line.
@@ -285,12 +283,10 @@ public final class VoiceService: Service, @unchecked Sendable {
 
     /// A `.gram` file was edited: load it; when it has an error, say where and keep the last good grammar.
     private func reloadGrammarIfChanged() {
-        let now = CommandRecognizer.stamp(grammarPath)
-        let changed = grammarStamp.withLock { s -> Bool in defer { s = now }; return s != now }
-        guard changed else { return }
+        guard let changed = grammarWatch.reloadIfChanged() else { return }
         let logger = self.logger
         do {
-            let grammar = try CommandRecognizer.loadGrammar(grammarPath)
+            let grammar = try changed.get()
             listener.perform { recognizer in
                 do {
                     try recognizer.replaceGrammar(grammar)

@@ -11,11 +11,6 @@ public final class UserStore: Sendable {
     public let path: String
     public let queue: DatabaseQueue
 
-    /// `$XDG_DATA_HOME/soundscape/user.sqlite`, falling back to `~/.local/share/soundscape/user.sqlite`.
-    public static func defaultDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (MapStore.dataDirectory(environment: environment) as NSString).appendingPathComponent("user.sqlite")
-    }
-
     /// A failed read or write in plain words that name the file, to be spoken and printed as a problem:
     /// "the user database /home/a/.local/share/soundscape/user.sqlite is locked by another program".
     public func describe(_ error: any Error) -> String {
@@ -32,7 +27,7 @@ public final class UserStore: Sendable {
     }
 
     /// Opens (creating if needed) the user database and migrates it.
-    public init(path: String = UserStore.defaultDatabasePath()) throws {
+    public init(path: String) throws {
         self.path = path
         let directory = (path as NSString).deletingLastPathComponent
         if !directory.isEmpty {

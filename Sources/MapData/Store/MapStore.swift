@@ -8,23 +8,6 @@ public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
     public static let schemaVersion = 1
 
-    /// `$XDG_DATA_HOME/soundscape`, falling back to `~/.local/share/soundscape`: where the program keeps its data.
-    public static func dataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base: String
-        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty, xdg.hasPrefix("/") {
-            base = xdg
-        } else {
-            let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
-            base = (home as NSString).appendingPathComponent(".local/share")
-        }
-        return (base as NSString).appendingPathComponent("soundscape")
-    }
-
-    /// `$XDG_DATA_HOME/soundscape/map.sqlite`, falling back to `~/.local/share/soundscape/map.sqlite`.
-    public static func defaultDatabasePath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        (dataDirectory(environment: environment) as NSString).appendingPathComponent("map.sqlite")
-    }
-
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
         var config = Configuration()

@@ -1,4 +1,3 @@
-import App
 import Audio
 import Foundation
 

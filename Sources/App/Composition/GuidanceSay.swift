@@ -1,4 +1,3 @@
-import App
 import Foundation
 import Geo
 import Guidance
