@@ -25,18 +25,39 @@ enum JSONText {
         return out
     }
 
-    /// `{"k":"v",…}` with keys in the order given.
+    /// `{"k":"v",…}` with keys in the order given. Built as UTF-8 bytes: the importer writes one per feature.
     static func object(_ pairs: [(String, String)]) -> String {
         if pairs.isEmpty { return "{}" }
-        var out = "{"
+        var out: [UInt8] = []
+        out.reserveCapacity(pairs.reduce(2) { $0 + $1.0.utf8.count + $1.1.utf8.count + 6 })
+        out.append(UInt8(ascii: "{"))
         for (i, pair) in pairs.enumerated() {
-            if i > 0 { out += "," }
-            out += quoted(pair.0)
-            out += ":"
-            out += quoted(pair.1)
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            appendQuoted(pair.0, to: &out)
+            out.append(UInt8(ascii: ":"))
+            appendQuoted(pair.1, to: &out)
         }
-        out += "}"
-        return out
+        out.append(UInt8(ascii: "}"))
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends `s` as a JSON string, escaped as `quoted` does.
+    static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for b in s.utf8 {
+            switch b {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(UInt8(ascii: "\\")); out.append(b)
+            case 0x0A: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "n"))
+            case 0x0D: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "r"))
+            case 0x09: out.append(UInt8(ascii: "\\")); out.append(UInt8(ascii: "t"))
+            case 0..<0x20:
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                out.append(UInt8(ascii: "0") + (b >> 4))
+                out.append(b & 0xF < 10 ? UInt8(ascii: "0") + (b & 0xF) : UInt8(ascii: "a") + (b & 0xF) - 10)
+            default: out.append(b)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
     }
 
     static func integers(_ values: [Int64]) -> String {
@@ -130,6 +151,7 @@ enum JSONText {
 /// punctuation turned into spaces, runs of spaces collapsed.
 public enum NameNormalizer {
     public static func normalize(_ text: String) -> String {
+        if let ascii = normalizeASCII(text) { return ascii }
         let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive, .widthInsensitive], locale: nil)
         var out = ""
         out.reserveCapacity(folded.utf8.count)
@@ -155,6 +177,28 @@ public enum NameNormalizer {
             }
         }
         return out
+    }
+
+    /// The same result for plain ASCII text without Foundation's folding, which costs more than the
+    /// rest of an import's name handling; nil when the text has other characters.
+    static func normalizeASCII(_ text: String) -> String? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        var pendingSpace = false
+        for b in text.utf8 {
+            guard b < 0x80 else { return nil }
+            switch b {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                if pendingSpace && !out.isEmpty { out.append(UInt8(ascii: " ")) }
+                pendingSpace = false
+                out.append(b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b)
+            case UInt8(ascii: "'"), UInt8(ascii: "`"):
+                continue
+            default:
+                pendingSpace = true
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     public static func tokens(_ normalized: String) -> [Substring] {
