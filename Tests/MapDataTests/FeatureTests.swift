@@ -141,7 +141,16 @@ struct FeatureTests {
             #expect(decoded.allPoints.count == shape.allPoints.count)
             #expect(pairs.allSatisfy { abs($0.latitude - $1.latitude) < 1e-7 && abs($0.longitude - $1.longitude) < 1e-7 })
             #expect(FeatureGeometry(kind: decoded.kind, encoded: decoded.encoded()) == decoded)
+            // A blob cut short anywhere does not decode (nor is it measured) instead of reading past its end.
+            let blob = shape.encoded()
+            for cut in 0..<blob.count {
+                #expect(FeatureGeometry(kind: shape.kind, encoded: blob.prefix(cut)) == nil, "\(shape.kind) cut at \(cut)")
+                #expect(GeometryBlob.closest(kind: shape.kind, blob: Data(blob.prefix(cut)), to: a) == nil)
+            }
         }
+        // Vertices metres apart take four bytes each (two per coordinate step), not eight.
+        let walk = (0..<100).map { Coordinate(latitude: 60.17 + Double($0) * 2e-5, longitude: 24.94 + Double($0 % 7) * 3e-5) }
+        #expect(FeatureGeometry.line(walk).encoded().count <= 4 * walk.count + 16)
         // 100 m north of the line a–b: distance ≈ 100 m, closest point straight south.
         let p = Coordinate(latitude: 60.17 + 100 / 111_195.0, longitude: 24.945)
         let closest = try #require(GeometryMath.closest(.line([a, b]), to: p))

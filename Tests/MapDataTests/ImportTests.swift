@@ -118,6 +118,16 @@ struct ImportTests {
         let foreign = try #require(throws: MapOpenError.self) { try SpatialDataView(path: other) }
         #expect(foreign.reason?.contains("metadata") == true, "\(foreign)")
         #expect(foreign.description.contains(other) && foreign.description.contains("import the map again"), "\(foreign)")
+
+        // A map imported by an older version stores geometry in another encoding: it is refused, not misread.
+        let older = dir.appendingPathComponent("older.sqlite").path
+        try DatabaseQueue(path: older).write { db in
+            try db.execute(sql: "CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO metadata VALUES ('schema_version', '1')")
+        }
+        let outdated = try #require(throws: MapOpenError.self) { try SpatialDataView(path: older) }
+        #expect(outdated.reason?.contains("older") == true, "\(outdated)")
+        #expect(outdated.description.contains(older) && outdated.description.contains("import the map again"), "\(outdated)")
     }
 
     @Test("empty file, wrong magic and XML are rejected with a clear error and no database")

@@ -77,35 +77,36 @@ public enum FeatureGeometry: Sendable, Hashable {
 
     // MARK: binary encoding
 
-    /// Compact encoding stored in the database: a little-endian UInt32 part count, one UInt32 length
-    /// per part (bit 31 marks a ring that starts a new polygon of a multipolygon), then every vertex
-    /// as Int32 latitude and longitude in 1e-7 degrees.
+    /// Compact encoding stored in the database: a varint part count, then for each part a varint
+    /// `count << 1 | startsPolygon` (a ring that starts a new polygon of a multipolygon) followed by its
+    /// vertices, each as the zigzag-varint difference in 1e-7 degrees (latitude, then longitude) from
+    /// the vertex before it. Neighbouring vertices are close, so most take two or three bytes instead of eight.
     public func encoded() -> Data {
-        var parts: [(UInt32, ArraySlice<Coordinate>)] = []
+        var parts: [(UInt64, ArraySlice<Coordinate>)] = []
         switch self {
-        case .point(let c): parts = [(1, [c][...])]
-        case .line(let cs), .multiPoint(let cs): parts = [(UInt32(cs.count), cs[...])]
-        case .polygon(let rings): parts = rings.map { (UInt32($0.count), $0[...]) }
+        case .point(let c): parts = [(1 << 1, [c][...])]
+        case .line(let cs), .multiPoint(let cs): parts = [(UInt64(cs.count) << 1, cs[...])]
+        case .polygon(let rings): parts = rings.map { (UInt64($0.count) << 1, $0[...]) }
         case .multiPolygon(let polys):
             for poly in polys {
                 for (i, ring) in poly.enumerated() {
-                    parts.append((UInt32(ring.count) | (i == 0 ? 0x8000_0000 : 0), ring[...]))
+                    parts.append((UInt64(ring.count) << 1 | (i == 0 ? 1 : 0), ring[...]))
                 }
             }
         }
         let vertexCount = parts.reduce(0) { $0 + $1.1.count }
         var bytes = [UInt8]()
-        bytes.reserveCapacity(4 + 4 * parts.count + 8 * vertexCount)
-        func put32(_ v: UInt32) {
-            bytes.append(UInt8(v & 0xFF)); bytes.append(UInt8((v >> 8) & 0xFF))
-            bytes.append(UInt8((v >> 16) & 0xFF)); bytes.append(UInt8(v >> 24))
-        }
-        put32(UInt32(parts.count))
-        for part in parts { put32(part.0) }
+        bytes.reserveCapacity(2 + 2 * parts.count + 6 * vertexCount)
+        GeometryBlob.putVarint(UInt64(parts.count), &bytes)
+        var lastLat: Int64 = 0, lastLon: Int64 = 0
         for part in parts {
+            GeometryBlob.putVarint(part.0, &bytes)
             for c in part.1 {
-                put32(UInt32(bitPattern: GeometryMath.e7(c.latitude)))
-                put32(UInt32(bitPattern: GeometryMath.e7(c.longitude)))
+                let lat = Int64(GeometryMath.e7(c.latitude)), lon = Int64(GeometryMath.e7(c.longitude))
+                GeometryBlob.putVarint(GeometryBlob.zigzag(lat - lastLat), &bytes)
+                GeometryBlob.putVarint(GeometryBlob.zigzag(lon - lastLon), &bytes)
+                lastLat = lat
+                lastLon = lon
             }
         }
         return Data(bytes)
@@ -142,27 +143,73 @@ enum GeometryBlob {
         var startsPolygon: Bool
     }
 
+    @inline(__always) static func zigzag(_ v: Int64) -> UInt64 { UInt64(bitPattern: (v << 1) ^ (v >> 63)) }
+
+    static func putVarint(_ value: UInt64, _ bytes: inout [UInt8]) {
+        var v = value
+        while v >= 0x80 {
+            bytes.append(UInt8(v & 0x7F) | 0x80)
+            v >>= 7
+        }
+        bytes.append(UInt8(v))
+    }
+
+    /// Reads the encoding sequentially; every read fails (nil) rather than run past the end.
+    struct Cursor {
+        let raw: UnsafeRawBufferPointer
+        var offset = 0
+        var lat: Int64 = 0
+        var lon: Int64 = 0
+
+        init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+
+        @inline(__always) mutating func varint() -> UInt64? {
+            var result: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < raw.count && shift < 64 {
+                let byte = raw[offset]
+                offset += 1
+                result |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return result }
+                shift += 7
+            }
+            return nil
+        }
+
+        /// The next vertex in 1e-7 degrees.
+        @inline(__always) mutating func vertex() -> (Int32, Int32)? {
+            guard let dLat = varint(), let dLon = varint() else { return nil }
+            lat &+= Int64(bitPattern: dLat >> 1) ^ -Int64(bitPattern: dLat & 1)
+            lon &+= Int64(bitPattern: dLon >> 1) ^ -Int64(bitPattern: dLon & 1)
+            guard let la = Int32(exactly: lat), let lo = Int32(exactly: lon) else { return nil }
+            return (la, lo)
+        }
+
+        /// A part's vertex count and whether it starts a polygon; nil past the end or for a count
+        /// the remaining bytes cannot hold.
+        @inline(__always) mutating func partHeader() -> (count: Int, startsPolygon: Bool)? {
+            guard let h = varint() else { return nil }
+            let n = h >> 1
+            guard n <= UInt64(raw.count - offset) / 2 else { return nil }
+            return (Int(n), h & 1 == 1)
+        }
+    }
+
     static func decodeParts(_ data: Data) -> [Part]? {
         data.withUnsafeBytes { raw -> [Part]? in
-            guard raw.count >= 4 else { return nil }
-            let count = Int(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
-            guard raw.count >= 4 + 4 * count else { return nil }
-            var offset = 4 + 4 * count
+            var cursor = Cursor(raw)
+            guard let count = cursor.varint(), count <= UInt64(raw.count) else { return nil }
             var parts: [Part] = []
-            parts.reserveCapacity(count)
-            for p in 0..<count {
-                let header = raw.loadUnaligned(fromByteOffset: 4 + 4 * p, as: UInt32.self).littleEndian
-                let n = Int(header & 0x7FFF_FFFF)
-                guard raw.count >= offset + 8 * n else { return nil }
+            parts.reserveCapacity(Int(count))
+            for _ in 0..<Int(count) {
+                guard let (n, startsPolygon) = cursor.partHeader() else { return nil }
                 var pts: [Coordinate] = []
                 pts.reserveCapacity(n)
                 for _ in 0..<n {
-                    let lat = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
-                    let lon = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self))
+                    guard let (lat, lon) = cursor.vertex() else { return nil }
                     pts.append(Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7))
-                    offset += 8
                 }
-                parts.append(Part(points: pts, startsPolygon: header & 0x8000_0000 != 0))
+                parts.append(Part(points: pts, startsPolygon: startsPolygon))
             }
             return parts
         }
@@ -172,24 +219,19 @@ enum GeometryBlob {
     /// is inside an areal geometry (distance 0 then).
     static func closest(kind: FeatureGeometry.Kind, blob: Data, to origin: Coordinate) -> GeometryMath.Closest? {
         blob.withUnsafeBytes { raw -> GeometryMath.Closest? in
-            guard raw.count >= 4 else { return nil }
-            let count = Int(raw.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
-            guard count > 0, raw.count >= 4 + 4 * count else { return nil }
+            var cursor = Cursor(raw)
+            guard let count = cursor.varint(), count > 0, count <= UInt64(raw.count) else { return nil }
             let projection = LocalProjection(origin: origin)
             var best = Double.infinity
             var bestX = 0.0, bestY = 0.0
             var inside = false
             let areal = kind == .polygon || kind == .multiPolygon
             let pointwise = kind == .point || kind == .multiPoint
-            var offset = 4 + 4 * count
-            for p in 0..<count {
-                let n = Int(raw.loadUnaligned(fromByteOffset: 4 + 4 * p, as: UInt32.self).littleEndian & 0x7FFF_FFFF)
-                guard n > 0, raw.count >= offset + 8 * n else { return nil }
+            for _ in 0..<Int(count) {
+                guard let (n, _) = cursor.partHeader(), n > 0 else { return nil }
                 var px = 0.0, py = 0.0
                 for i in 0..<n {
-                    let lat = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: Int32.self))
-                    let lon = Int32(littleEndian: raw.loadUnaligned(fromByteOffset: offset + 4, as: Int32.self))
-                    offset += 8
+                    guard let (lat, lon) = cursor.vertex() else { return nil }
                     let (x, y) = projection.project(latE7: lat, lonE7: lon)
                     if pointwise || n == 1 {
                         let d = x * x + y * y

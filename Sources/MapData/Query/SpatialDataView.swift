@@ -89,16 +89,19 @@ public final class SpatialDataView: Sendable {
         guard FileManager.default.fileExists(atPath: path) else { throw MapOpenError(path: path, reason: nil) }
         do {
             queue = try MapStore.openReadOnly(path: path)
-            (metadata, nameIndex) = try Self.load(queue)
+            (metadata, nameIndex) = try Self.load(queue, path: path)
         } catch let error as DatabaseError {
             throw MapOpenError(path: path, reason: error.message ?? "\(error.resultCode)")
         }
     }
 
-    private static func load(_ queue: DatabaseQueue) throws -> (MapMetadata, [NameEntry]) {
+    private static func load(_ queue: DatabaseQueue, path: String) throws -> (MapMetadata, [NameEntry]) {
         try queue.read { db in
             let values = try Row.fetchAll(db, sql: "SELECT key, value FROM metadata").reduce(into: [String: String]()) {
                 $0[$1[0] as String] = $1[1] as String
+            }
+            if let version = values["schema_version"].flatMap({ Int($0) }), version < MapStore.schemaVersion {
+                throw MapOpenError(path: path, reason: "it was imported by an older soundscape in map format \(version); this one reads format \(MapStore.schemaVersion)")
             }
             let names = try Row.fetchAll(db, sql: """
                 SELECT n.feature_id, n.name, n.normalized, f.lat, f.lon, f.super_category
@@ -137,15 +140,15 @@ public final class SpatialDataView: Sendable {
             return out
         }
 
-        /// WHERE fragments, one per contiguous run of category codes (the R-tree takes only ANDed
-        /// range constraints, so a non-contiguous set becomes several queries).
+        /// WHERE fragments, one per contiguous run of category codes; the R-tree takes the box, and
+        /// category, announceability and road class are its auxiliary columns.
         var sqlVariants: [String] {
             var common = ""
-            if announceableOnly { common += " AND r.min_ann >= 1" }
+            if announceableOnly { common += " AND r.ann = 1" }
             if let roadClasses {
                 let runs = Self.runs(roadClasses.map(\.rawValue))
-                if runs.count == 1 { common += " AND r.min_rc >= \(runs[0].lowerBound) AND r.max_rc <= \(runs[0].upperBound)" }
-                else { common += " AND r.min_rc IN (\(roadClasses.map { String($0.rawValue) }.sorted().joined(separator: ",")))" }
+                if runs.count == 1 { common += " AND r.rc BETWEEN \(runs[0].lowerBound) AND \(runs[0].upperBound)" }
+                else { common += " AND r.rc IN (\(roadClasses.map { String($0.rawValue) }.sorted().joined(separator: ",")))" }
             }
             if let levels {
                 common += " AND f.level IN (\(levels.map { String($0.rawValue) }.sorted().joined(separator: ",")))"
@@ -157,7 +160,7 @@ public final class SpatialDataView: Sendable {
                 codes = allowed.map(\.indexCode)
             }
             guard let codes else { return [common] }
-            return Self.runs(codes).map { " AND r.min_cat >= \($0.lowerBound) AND r.max_cat <= \($0.upperBound)" + common }
+            return Self.runs(codes).map { " AND r.cat BETWEEN \($0.lowerBound) AND \($0.upperBound)" + common }
         }
     }
 

@@ -58,9 +58,8 @@ struct FeatureWriter {
                   f.isRoundabout.databaseValue, f.source.databaseValue],
             index: [id.databaseValue, bbox.minLatitude.databaseValue, bbox.maxLatitude.databaseValue,
                     bbox.minLongitude.databaseValue, bbox.maxLongitude.databaseValue,
-                    f.superCategory.indexCode.databaseValue, f.superCategory.indexCode.databaseValue,
-                    (f.isAnnounceable ? 1 : 0).databaseValue, (f.isAnnounceable ? 1 : 0).databaseValue,
-                    f.roadClass.rawValue.databaseValue, f.roadClass.rawValue.databaseValue],
+                    f.superCategory.indexCode.databaseValue, (f.isAnnounceable ? 1 : 0).databaseValue,
+                    f.roadClass.rawValue.databaseValue],
             names: names)
     }
 
@@ -74,9 +73,8 @@ struct FeatureWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
         try run(db.cachedStatement(sql: """
-            INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, min_cat, max_cat, min_ann, max_ann,
-                min_rc, max_rc)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """), p.index)
         for (value, normalized) in p.names {
             try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)"),

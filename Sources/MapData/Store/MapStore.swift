@@ -6,7 +6,7 @@ import GRDB
 /// routes) lives in a separate database.
 public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
@@ -41,8 +41,28 @@ public enum MapStore {
         migrator.registerMigration("v1-map-schema") { db in
             try db.execute(sql: schemaV1)
         }
+        migrator.registerMigration("v2-compact") { db in
+            try db.execute(sql: schemaV2)
+        }
         return migrator
     }
+
+    /// Schema 2 stores geometry delta-encoded, keeps the R-tree two-dimensional (category,
+    /// announceability and road class ride along as auxiliary columns) and drops two indexes no
+    /// query used. Schema-1 rows cannot be read in the new encoding, so they are dropped; an
+    /// import or the tile service fills the tables again.
+    static let schemaV2 = """
+    DROP INDEX IF EXISTS features_tile;
+    DROP INDEX IF EXISTS features_tag;
+    DROP TABLE feature_index;
+    CREATE VIRTUAL TABLE feature_index USING rtree(
+        id, min_lat, max_lat, min_lon, max_lon,
+        +cat INTEGER, +ann INTEGER, +rc INTEGER
+    );
+    DELETE FROM features; DELETE FROM feature_names; DELETE FROM intersections; DELETE FROM intersection_legs;
+    DELETE FROM entrances; DELETE FROM walk_nodes; DELETE FROM walk_edges; DELETE FROM tile_cache;
+    DELETE FROM tile_features;
+    """
 
     static let schemaV1 = """
     -- One row per map feature: OSM elements that Soundscape uses, plus synthesised intersections
