@@ -80,8 +80,7 @@ struct BenchCommand: AsyncParsableCommand {
             printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
             let soundServer = (try? PulseSimpleStream(direction: .playback, sampleRate: 48_000, channels: 2, streamName: "probe")) != nil
             if !soundServer { printError("bench: no sound server; motion-to-sound is not measured (run under scripts/with-test-services)") }
-            for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil,
-                                                 debug: global.verbose) {
+            for figure in try AudioBench.run(synthesizer: synthesizer, pulse: soundServer ? PulseOutput.Options() : nil) {
                 figures.append(BenchFigure(audio: figure))
             }
         }

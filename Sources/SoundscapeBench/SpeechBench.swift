@@ -54,7 +54,7 @@ enum SpeechBench {
         // The place names the recognizer listens for: the corpus's real names, and (when the Helsinki map is
         // imported) every name near Rautatientori, as `soundscape run` would load them.
         var names = VoiceCorpus.helsinkiNames.map(SlotPhrase.init(name:))
-        let db = MapPaths.defaultDatabase()
+        let db = AppEnvironment.read().mapDatabase
         if FileManager.default.fileExists(atPath: db), let map = try? SpatialDataView(path: db),
            let nearby = try? NearbyPlaceNames.phrases(map: map, near: corpusPlace) {
             names += nearby
