@@ -610,6 +610,14 @@ public final class AudioEngine: @unchecked Sendable {
         public var underruns: Int
         public var serverLatency: Double?
         public var renderedSeconds: Double
+
+        public init(connected: Bool, connections: Int, underruns: Int = 0, serverLatency: Double? = nil, renderedSeconds: Double = 0) {
+            self.connected = connected
+            self.connections = connections
+            self.underruns = underruns
+            self.serverLatency = serverLatency
+            self.renderedSeconds = renderedSeconds
+        }
     }
 
     public var status: Status {
