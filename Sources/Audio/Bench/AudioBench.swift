@@ -93,7 +93,7 @@ public enum AudioBench {
             let applied = engine.mixer.appliedHeadingNanos.load(ordering: .acquiring)
             guard applied >= t0 else { continue }
             let render = Double(applied - t0) / 1e9
-            let ahead = Double(engine.queuedAheadOfHeading.load(ordering: .relaxed)) / 48_000
+            let ahead = Double(engine.queuedAheadOfHeading) / 48_000
             let server = output.latency() ?? 0
             if ProcessInfo.processInfo.environment["SOUNDSCAPE_BENCH_DEBUG"] != nil {
                 print("render \(render * 1000) ahead \(ahead * 1000) server \(server * 1000) largest \(output.largestRequest.load(ordering: .relaxed)) underruns \(output.underruns.load(ordering: .relaxed))")

@@ -99,27 +99,17 @@ public final class AudioEngine: @unchecked Sendable {
     private var firstSampleLatency: [UInt64: Double] = [:]
     private var latestFirst: Double?
 
-    // Real-time driver.
-    private var renderThread: Thread?
-    private var pumpThread: Thread?
+    // Real time: the render thread (nil offline) and the event pump, which reports ended sounds.
+    private let renderThread: RenderThread?
     private let running = Atomic<Bool>(true)
-    /// True when nothing plays, queues or beacons (set under `lock`: by the event pump when it finds the engine idle,
-    /// cleared by whatever starts a sound); the render thread then sleeps instead of rendering silence.
-    private let idleHint = Atomic<Bool>(false)
-    /// Wakes the render thread when there is no sound server (with one, uncorking the stream wakes it).
-    private let renderWake = DispatchSemaphore(value: 0)
     /// Wakes the event pump when a sound or the beacon starts.
     private let pumpWake = DispatchSemaphore(value: 0)
-    private let renderDone = DispatchSemaphore(value: 0)
     private let pumpDone = DispatchSemaphore(value: 0)
-    /// Frames the render thread keeps queued ahead of the sound server.
-    let fifoTarget: Int
     /// Frames already queued for the server when the first block with the newest heading was rendered.
-    let queuedAheadOfHeading = Atomic<Int>(0)
+    var queuedAheadOfHeading: Int { renderThread?.queuedAheadOfHeading.load(ordering: .relaxed) ?? 0 }
 
-    // Offline recording.
-    private let renderLock = NSLock()
-    private var recorded: [Float] = []
+    /// Offline: the recording (nil in real time).
+    private let recorder: OfflineRecorder?
 
     public init(configuration: Configuration = Configuration(), synthesizer: EspeakSynthesizer?, bank: HRTFBank? = nil) throws {
         self.configuration = configuration
@@ -131,7 +121,6 @@ public final class AudioEngine: @unchecked Sendable {
         context = SoundContext(sampleRate: configuration.sampleRate, synthesizer: synthesizer, voice: configuration.voice,
                                earcons: earcons, levels: configuration.levels)
         mixer = Mixer(bank: bank, blockFrames: configuration.blockFrames, maxVoices: configuration.maxVoices)
-        fifoTarget = configuration.blockFrames
         switch configuration.output {
         case .offline:
             isOffline = true
@@ -143,7 +132,15 @@ public final class AudioEngine: @unchecked Sendable {
             isOffline = false
             output = PulseOutput(options: options)
         }
-        if !isOffline { startThreads() }
+        if isOffline {
+            recorder = OfflineRecorder(mixer: mixer, blockFrames: configuration.blockFrames, sampleRate: configuration.sampleRate)
+            renderThread = nil
+        } else {
+            recorder = nil
+            renderThread = RenderThread(mixer: mixer, output: output, blockFrames: configuration.blockFrames,
+                                        sampleRate: configuration.sampleRate)
+            startThreads()
+        }
     }
 
     deinit { shutdown() }
@@ -152,10 +149,8 @@ public final class AudioEngine: @unchecked Sendable {
     public func shutdown() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         if !isOffline {
-            output?.consumed.signal()
-            renderWake.signal()
+            renderThread?.stop()
             pumpWake.signal()
-            renderDone.wait()
             pumpDone.wait()
             output?.stop()
         }
@@ -285,9 +280,8 @@ public final class AudioEngine: @unchecked Sendable {
     /// Something is about to sound (call under `lock`): the stream plays again and the threads wake.
     private func wakeLocked() {
         guard !isOffline else { return }
-        idleHint.store(false, ordering: .releasing)
         output?.setCorked(false)
-        renderWake.signal()
+        renderThread?.wakeUp()
         pumpWake.signal()
     }
 
@@ -495,19 +489,11 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
-    private func renderOfflineBlock() {
-        renderLock.lock()
-        defer { renderLock.unlock() }
-        let n = configuration.blockFrames * 2
-        let start = recorded.count
-        recorded.append(contentsOf: repeatElement(0, count: n))
-        recorded.withUnsafeMutableBufferPointer { mixer.render(into: $0.baseAddress! + start) }
-    }
+    private func renderOfflineBlock() { recorder?.renderBlock() }
 
-    /// Offline: everything rendered so far, 48 kHz interleaved stereo.
+    /// Offline: everything rendered so far, 48 kHz interleaved stereo (empty in real time).
     public func recording() -> PCMBuffer {
-        renderLock.lock(); defer { renderLock.unlock() }
-        return PCMBuffer(sampleRate: configuration.sampleRate, channels: 2, samples: recorded)
+        recorder?.recording() ?? PCMBuffer(sampleRate: configuration.sampleRate, channels: 2, samples: [])
     }
 
     /// Offline: writes the recording as a 16-bit stereo WAV (after a short tail for the filters to ring out).
@@ -523,14 +509,9 @@ public final class AudioEngine: @unchecked Sendable {
 
     private func startThreads() {
         output?.start()
-        let render = Thread { [unowned self] in self.renderLoop() }
-        render.name = "soundscape-render"
-        render.qualityOfService = .userInteractive
-        renderThread = render
+        renderThread?.start()
         let pump = Thread { [unowned self] in self.pumpLoop() }
         pump.name = "soundscape-audio-events"
-        pumpThread = pump
-        render.start()
         pump.start()
     }
 
@@ -542,7 +523,7 @@ public final class AudioEngine: @unchecked Sendable {
             processEvents()
             lock.lock()
             let idle = isIdleLocked
-            if idle { idleHint.store(true, ordering: .releasing) }
+            if idle { renderThread?.idleHint.store(true, ordering: .releasing) }
             lock.unlock()
             guard idle else { usleep(3_000); continue }
             if pumpWake.wait(timeout: .now() + .milliseconds(250)) == .success { continue }
@@ -553,54 +534,6 @@ public final class AudioEngine: @unchecked Sendable {
         }
         processEvents()
         pumpDone.signal()
-    }
-
-    /// The render thread: fixed blocks, paced by the sound server (or by the clock when there is none); asleep
-    /// while the stream is corked or, without a server, while nothing sounds.
-    private func renderLoop() {
-        let n = configuration.blockFrames
-        let block = UnsafeMutablePointer<Float>.allocate(capacity: 2 * n)
-        block.initialize(repeating: 0, count: 2 * n)
-        defer { block.deallocate() }
-        let blockNanos = UInt64(n) * 1_000_000_000 / UInt64(configuration.sampleRate)
-        var deadline = monotonicNanos()
-        while running.load(ordering: .acquiring) {
-            if let out = output, out.isCorked {
-                // Nothing sounds: the server asks for nothing; uncorking (or shutdown) signals `consumed`.
-                out.consumed.wait()
-                deadline = monotonicNanos()
-            } else if let out = output, out.isConnected {
-                let ahead = max(fifoTarget, out.largestRequest.load(ordering: .relaxed))
-                while out.fifo.fill < ahead {
-                    let before = mixer.appliedHeadingSerial.load(ordering: .relaxed)
-                    mixer.render(into: block)
-                    if mixer.appliedHeadingSerial.load(ordering: .relaxed) != before {
-                        queuedAheadOfHeading.store(out.fifo.fill, ordering: .relaxed)
-                    }
-                    out.fifo.write(block, frames: n)
-                }
-                _ = out.consumed.wait(timeout: .now() + .milliseconds(20))
-                deadline = monotonicNanos()
-            } else {
-                // No sound server: keep time with the clock so sounds still end and callers still hear back.
-                let now = monotonicNanos()
-                if idleHint.load(ordering: .acquiring) && mixer.commands.isEmpty {
-                    // Nothing plays and nothing is asked for: rendering silence would only wake the CPU every block.
-                    // Sleep until a sound starts (it signals `renderWake` after pushing its command).
-                    renderWake.wait()
-                    deadline = monotonicNanos()
-                } else if now >= deadline {
-                    mixer.render(into: block)
-                    deadline += blockNanos
-                    if now > deadline + 100_000_000 { deadline = now }
-                } else {
-                    let wait = deadline - now
-                    var ts = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
-                    nanosleep(&ts, nil)
-                }
-            }
-        }
-        renderDone.signal()
     }
 
     /// Output status for diagnostics and `doctor`.
