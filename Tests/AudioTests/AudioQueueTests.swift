@@ -13,13 +13,12 @@ import Testing
         let engine = try Self.realtimeEngine()
         defer { engine.shutdown() }
         let order = OrderLog()
+        let tickets = (0..<3).map { i in
+            engine.enqueue(AudioTestSupport.tone(400 + 100 * Double(i), seconds: 0.1), type: .relative(Double(i * 90)))
+        }
         await withTaskGroup(of: Void.self) { group in
-            for i in 0..<3 {
-                group.addTask {
-                    let r = await engine.play(AudioTestSupport.tone(400 + 100 * Double(i), seconds: 0.1), type: .relative(Double(i * 90)))
-                    order.append(i, r)
-                }
-                try? await Task.sleep(for: .milliseconds(5))   // queue them in this order
+            for (i, ticket) in tickets.enumerated() {
+                group.addTask { order.append(i, await ticket.result()) }
             }
         }
         #expect(order.entries.map(\.0) == [0, 1, 2])
@@ -29,23 +28,14 @@ import Testing
     @Test func stopAllInterruptsTheCurrentSoundAndDropsTheQueueThenHushes() async throws {
         let engine = try Self.realtimeEngine()
         defer { engine.shutdown() }
-        let log = OrderLog()
         let started = Date()
-        let group = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for i in 0..<3 {
-                    group.addTask { log.append(i, await engine.play(AudioTestSupport.tone(500, seconds: 2), type: .standard)) }
-                    try? await Task.sleep(for: .milliseconds(5))
-                }
-            }
-        }
-        try await Task.sleep(for: .milliseconds(300))
+        let tickets = (0..<3).map { _ in engine.enqueue(AudioTestSupport.tone(500, seconds: 2), type: .standard) }
         #expect(engine.isPlaying && engine.queuedCount == 2)
         engine.stopAll(hush: true)
-        await group.value
+        var results: [PlaybackResult] = []
+        for ticket in tickets { results.append(await ticket.result()) }
         #expect(Date().timeIntervalSince(started) < 1.5, "stop must not wait for the 2 s sound")
-        #expect(log.entries.count == 3)
-        #expect(log.entries.allSatisfy { $0.1 == .interrupted })
+        #expect(results == [.interrupted, .interrupted, .interrupted])
         #expect(!engine.isPlaying && engine.queuedCount == 0)
         // The queue works again afterwards.
         #expect(await engine.play(AudioTestSupport.tone(500, seconds: 0.05)) == .completed)
@@ -54,27 +44,24 @@ import Testing
     @Test func clearDropsOnlyWhatIsWaiting() async throws {
         let engine = try Self.realtimeEngine()
         defer { engine.shutdown() }
-        let log = OrderLog()
-        let group = Task {
-            await withTaskGroup(of: Void.self) { group in
-                for i in 0..<3 {
-                    group.addTask { log.append(i, await engine.play(AudioTestSupport.tone(500, seconds: 0.4), type: .standard)) }
-                    // Each one in the engine before the next is started: child tasks run in any order, and under
-                    // load the second one reached the engine first (and played to its end instead of the first).
-                    let deadline = ContinuousClock.now + .seconds(2)
-                    while engine.queuedCount + (engine.isPlaying ? 1 : 0) < i + 1 && ContinuousClock.now < deadline {
-                        try? await Task.sleep(for: .milliseconds(1))
-                    }
-                }
-            }
-        }
-        try await Task.sleep(for: .milliseconds(100))
+        let tickets = (0..<3).map { _ in engine.enqueue(AudioTestSupport.tone(500, seconds: 0.4), type: .standard) }
         #expect(engine.isPlaying && engine.queuedCount == 2)
         engine.clear()
-        await group.value
-        let results = Dictionary(uniqueKeysWithValues: log.entries)
-        #expect(results[0] == .completed)
-        #expect(results[1] == .interrupted && results[2] == .interrupted)
+        #expect(tickets[1].outcomeIfEnded == .interrupted && tickets[2].outcomeIfEnded == .interrupted)
+        #expect(await tickets[0].result() == .completed)
+    }
+
+    /// Offline, time passes only when rendered: a queued sound has not ended until enough audio was rendered.
+    @Test func offlineQueuedSoundsEndWhenTheirAudioIsRendered() async throws {
+        let engine = try AudioTestSupport.offlineEngine()
+        let first = engine.enqueue(AudioTestSupport.tone(500, seconds: 0.1))
+        let second = engine.enqueue(AudioTestSupport.tone(600, seconds: 0.1))
+        engine.render(seconds: 0.05)
+        #expect(first.outcomeIfEnded == nil && second.outcomeIfEnded == nil)
+        engine.render(seconds: 0.1)
+        #expect(first.outcomeIfEnded == .completed && second.outcomeIfEnded == nil)
+        engine.render(seconds: 0.2)
+        #expect(second.outcomeIfEnded == .completed)
     }
 
     @Test func offlineStopAllRecordsTheHushEarcon() async throws {

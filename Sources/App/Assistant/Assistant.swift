@@ -74,6 +74,8 @@ public final class Assistant: Sendable {
                                    clock: clock, beacon: guidance?.beaconReader ?? beacon,
                                    markers: guidance?.markerReader ?? markers)
         guidance?.attach(processor)
+        // Replies and problems join the callouts in the coordinator's one queue.
+        output.route(through: processor.coordinator)
         processor.start()
         // The callout categories of the settings file (the master switch only when it is off: `say` turns
         // automatic callouts off and on around its answer).

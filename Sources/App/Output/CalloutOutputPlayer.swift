@@ -38,7 +38,8 @@ public struct CalloutOutputPlayer: CalloutPlayer {
     }
 
     private func show(_ item: PlaybackItem) {
-        guard !item.text.isEmpty else { return }
+        // Replies and problems of the reply output were printed when they were said.
+        guard !item.text.isEmpty, !Self.printedWhenSaid.contains(item.group) else { return }
         switch format {
         case .text: printLine(item.text)
         case .json: printLine(Self.json(item))
@@ -53,6 +54,17 @@ public struct CalloutOutputPlayer: CalloutPlayer {
     static func reply(_ utterance: Utterance) -> Reply {
         Reply(utterance.text, earcon: utterance.glyph.flatMap { Earcon(rawValue: $0.rawValue) },
               soundType: soundType(utterance.placement))
+    }
+
+    static let printedWhenSaid: Set<String> = [EngineReplyOutput.replyLabel, EngineReplyOutput.problemLabel]
+
+    static func placement(_ soundType: SoundType) -> Placement {
+        switch soundType {
+        case .standard: .standard
+        case .localized(let c): .localized(c)
+        case .relative(let d): .relative(d)
+        case .compass(let b): .compass(b)
+        }
     }
 
     static func soundType(_ placement: Placement) -> SoundType {

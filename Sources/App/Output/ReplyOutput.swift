@@ -1,4 +1,6 @@
 import Audio
+import Behaviors
+import Callouts
 import Foundation
 import Geo
 import Logging
@@ -32,8 +34,8 @@ public struct Reply: Sendable, Equatable {
 
 /// Where the assistant's words go. Every reply is printed; it is also heard when there is a sound output.
 public protocol ReplyOutput: Sendable {
-    /// Prints the replies and queues them for playing in order. With `interrupt`, whatever is playing or
-    /// waiting stops first (a user's question interrupts; automatic callouts wait their turn).
+    /// Prints the replies and has them said in order. With `interrupt`, whatever is playing or waiting stops first
+    /// (a user's question interrupts; automatic callouts wait their turn).
     func say(_ replies: [Reply], interrupt: Bool) async
     /// Prints and speaks a problem; problems are never only logged.
     func problem(_ text: String) async
@@ -41,64 +43,93 @@ public protocol ReplyOutput: Sendable {
     func moveListener(to location: Coordinate?, heading: Double?) async
     /// The heading that chooses the beacon's part (spec §2.2 beacon order); nil when there is none.
     func turnBeacon(to heading: Double?) async
-    /// Returns when everything queued has been played.
+    /// Returns when everything said has been played.
     func finish() async
     /// Plays one reply without printing it and returns when it has been heard: true when it played to its end,
     /// false when it was stopped or could not play. (The callout pipeline prints what it plays itself.)
     func play(_ reply: Reply) async -> Bool
     /// Stops what plays now and what waits; with `hush`, the hush earcon plays.
     func stop(hush: Bool) async
+    /// From now on replies and problems are callouts in the coordinator's one queue (it decides what interrupts
+    /// what); what was said before is handed over in order.
+    func route(through coordinator: CalloutCoordinator)
 }
 
 extension ReplyOutput {
     public func say(_ text: String, interrupt: Bool = false) async { await say([Reply(text)], interrupt: interrupt) }
     /// The beacon heading (spec §2.2), which chooses the beacon's part; outputs without a beacon ignore it.
     public func turnBeacon(to heading: Double?) async {}
+    /// Outputs that only print have no queue to share.
+    public func route(through coordinator: CalloutCoordinator) {}
 }
 
 /// Prints, and plays through the audio engine: speech and earcons placed in 3-D around the listener.
 ///
-/// Plays one reply after another on its own task, so the assistant never waits for speech to finish.
+/// Owns no queue: a reply or problem is printed at once and becomes a callout in the pipeline's coordinator
+/// (``route(through:)``), which plays it back through ``play(_:)``. What is said before the coordinator exists
+/// (problems at start-up) waits in order and is handed over when it does.
 /// When the sound server goes away it says so once, in print, and carries on; the engine reconnects by itself.
 public actor EngineReplyOutput: ReplyOutput {
-    private let engine: AudioEngine
+    /// Group labels of the callouts this output posts: printed when they were said, so not again when heard.
+    public static let replyLabel = "system.reply"
+    public static let problemLabel = "system.problem"
+
+    private let engine: any SoundPlayer
     private let printLine: @Sendable (String) -> Void
-    private var queue: [(generation: Int, reply: Reply)] = []
-    private var generation = 0
-    private var worker: Task<Void, Never>?
     private var reportedNoSound = false
     private let checksConnection: Bool
+    /// Carries callout groups, in the order they were said, to the coordinator (a marker: all before it are queued).
+    private enum Handover: Sendable { case group(CalloutGroup), marker(CheckedContinuation<Void, Never>) }
+    private nonisolated let handover: AsyncStream<Handover>.Continuation
+    private nonisolated let handoverStream: AsyncStream<Handover>
+    private nonisolated let coordinator = Locked<CalloutCoordinator?>(nil)
 
     /// - Parameters:
     ///   - checksConnection: watch the sound server and say when it goes away or comes back (live output).
     ///   - soundServerMissing: the caller found no sound server at start and has said so already.
-    public init(engine: AudioEngine, checksConnection: Bool = true, soundServerMissing: Bool = false,
+    public init(engine: any SoundPlayer, checksConnection: Bool = true, soundServerMissing: Bool = false,
                 printLine: @escaping @Sendable (String) -> Void = printReply) {
         self.engine = engine
         self.checksConnection = checksConnection
         self.reportedNoSound = soundServerMissing
         self.printLine = printLine
+        (handoverStream, handover) = AsyncStream.makeStream(of: Handover.self)
+    }
+
+    public nonisolated func route(through coordinator: CalloutCoordinator) {
+        let first = self.coordinator.update { current -> Bool in
+            defer { current = coordinator }
+            return current == nil
+        }
+        guard first else { return }
+        Task { [handoverStream] in
+            for await item in handoverStream {
+                switch item {
+                case .group(let group): await coordinator.enqueue(group)
+                case .marker(let reached): reached.resume()
+                }
+            }
+        }
     }
 
     public func say(_ replies: [Reply], interrupt: Bool) {
-        if interrupt {
-            generation += 1
-            queue.removeAll()
-            engine.stopAll()
-        }
         reportSoundServer()
-        for reply in replies {
+        for (index, reply) in replies.enumerated() {
             if !reply.text.isEmpty { printLine(reply.text) }
-            queue.append((generation, reply))
+            submit(reply, action: interrupt && index == 0 ? .interruptAndClear : .enqueue, label: Self.replyLabel)
         }
-        if worker == nil { worker = Task { await self.drainQueue() } }
     }
 
     public func problem(_ text: String) {
         reportSoundServer()
         printLine("Problem: \(text)")
-        queue.append((generation, Reply(text, earcon: .invalidFunction)))
-        if worker == nil { worker = Task { await self.drainQueue() } }
+        submit(Reply(text, earcon: .invalidFunction), action: .enqueue, label: Self.problemLabel)
+    }
+
+    private func submit(_ reply: Reply, action: QueueAction, label: String) {
+        let callout = Callout.text(reply.text, glyph: reply.earcon.flatMap { Glyph(rawValue: $0.rawValue) },
+                                   placement: CalloutOutputPlayer.placement(reply.soundType))
+        handover.yield(.group(CalloutGroup([callout], action: action, label: label)))
     }
 
     public func moveListener(to location: Coordinate?, heading: Double?) {
@@ -109,34 +140,24 @@ public actor EngineReplyOutput: ReplyOutput {
         engine.setBeaconHeading(heading)
     }
 
+    /// Waits until everything said has been played (nothing to wait for before the coordinator exists).
     public func finish() async {
-        while let worker {
-            await worker.value
-            if self.worker == worker { self.worker = nil }
-        }
+        guard let coordinator = coordinator.value else { return }
+        await withCheckedContinuation { handover.yield(.marker($0)) }
+        await coordinator.waitUntilIdle()
     }
 
     public func play(_ reply: Reply) async -> Bool {
         reportSoundServer()
-        return await engine.play(Self.sound(for: reply), type: reply.soundType) == .completed
+        let played = await engine.play(Self.sound(for: reply), type: reply.soundType) == .completed
+        // The engine reconnects by itself; once a reply has played, "Sound is back" is printed at once, not
+        // only when the next reply is asked for.
+        reportSoundServer()
+        return played
     }
 
     public func stop(hush: Bool) {
-        generation += 1
-        queue.removeAll()
         engine.stopAll(hush: hush)
-    }
-
-    private func drainQueue() async {
-        while !queue.isEmpty {
-            let job = queue.removeFirst()
-            guard job.generation == generation else { continue }
-            _ = await engine.play(Self.sound(for: job.reply), type: job.reply.soundType)
-            // The engine reconnects by itself; once a reply has played, "Sound is back" is printed at once, not
-            // only when the next reply is asked for.
-            reportSoundServer()
-        }
-        worker = nil
     }
 
     static func sound(for reply: Reply) -> any Sound {

@@ -82,11 +82,11 @@ public final class AudioEngine: @unchecked Sendable {
         var id: UInt64
         var sound: any Sound
         var type: SoundType
-        var continuation: CheckedContinuation<PlaybackResult, Never>?
+        var ticket: PlaybackTicket
     }
     private var pending: [Item] = []
     private var currentID: UInt64?
-    private var waiting: [UInt64: CheckedContinuation<PlaybackResult, Never>] = [:]
+    private var waiting: [UInt64: PlaybackTicket] = [:]
     private var failures: [UInt64: String] = [:]
     private var finishedIDs: Set<UInt64> = []
     private var streams: [UInt64: SampleStream] = [:]
@@ -99,22 +99,17 @@ public final class AudioEngine: @unchecked Sendable {
     private var firstSampleLatency: [UInt64: Double] = [:]
     private var latestFirst: Double?
 
-    // Real-time driver.
-    private var renderThread: Thread?
-    private var pumpThread: Thread?
+    // Real time: the render thread (nil offline) and the event pump, which reports ended sounds.
+    private let renderThread: RenderThread?
     private let running = Atomic<Bool>(true)
-    /// Set by the event pump when nothing plays; lets the render thread rest when there is no sound server.
-    private let idleHint = Atomic<Bool>(false)
-    private let renderDone = DispatchSemaphore(value: 0)
+    /// Wakes the event pump when a sound or the beacon starts.
+    private let pumpWake = DispatchSemaphore(value: 0)
     private let pumpDone = DispatchSemaphore(value: 0)
-    /// Frames the render thread keeps queued ahead of the sound server.
-    let fifoTarget: Int
     /// Frames already queued for the server when the first block with the newest heading was rendered.
-    let queuedAheadOfHeading = Atomic<Int>(0)
+    var queuedAheadOfHeading: Int { renderThread?.queuedAheadOfHeading.load(ordering: .relaxed) ?? 0 }
 
-    // Offline recording.
-    private let renderLock = NSLock()
-    private var recorded: [Float] = []
+    /// Offline: the recording (nil in real time).
+    private let recorder: OfflineRecorder?
 
     public init(configuration: Configuration = Configuration(), synthesizer: EspeakSynthesizer?, bank: HRTFBank? = nil) throws {
         self.configuration = configuration
@@ -126,7 +121,6 @@ public final class AudioEngine: @unchecked Sendable {
         context = SoundContext(sampleRate: configuration.sampleRate, synthesizer: synthesizer, voice: configuration.voice,
                                earcons: earcons, levels: configuration.levels)
         mixer = Mixer(bank: bank, blockFrames: configuration.blockFrames, maxVoices: configuration.maxVoices)
-        fifoTarget = configuration.blockFrames
         switch configuration.output {
         case .offline:
             isOffline = true
@@ -138,7 +132,15 @@ public final class AudioEngine: @unchecked Sendable {
             isOffline = false
             output = PulseOutput(options: options)
         }
-        if !isOffline { startThreads() }
+        if isOffline {
+            recorder = OfflineRecorder(mixer: mixer, blockFrames: configuration.blockFrames, sampleRate: configuration.sampleRate)
+            renderThread = nil
+        } else {
+            recorder = nil
+            renderThread = RenderThread(mixer: mixer, output: output, blockFrames: configuration.blockFrames,
+                                        sampleRate: configuration.sampleRate)
+            startThreads()
+        }
     }
 
     deinit { shutdown() }
@@ -147,19 +149,19 @@ public final class AudioEngine: @unchecked Sendable {
     public func shutdown() {
         guard running.exchange(false, ordering: .acquiringAndReleasing) else { return }
         if !isOffline {
-            output?.consumed.signal()
-            renderDone.wait()
+            renderThread?.stop()
+            pumpWake.signal()
             pumpDone.wait()
             output?.stop()
         }
         lock.lock()
-        let all = Array(waiting.values) + pending.compactMap(\.continuation)
+        let all = Array(waiting.values) + pending.map(\.ticket)
         waiting.removeAll()
         pending.removeAll()
         let beaconAll = beaconWaiters.values.flatMap { $0 }
         beaconWaiters.removeAll()
         lock.unlock()
-        for c in all { c.resume(returning: .interrupted) }
+        for t in all { t.fulfill(.interrupted) }
         for c in beaconAll { c.resume() }
     }
 
@@ -208,37 +210,45 @@ public final class AudioEngine: @unchecked Sendable {
     /// Queues `sound` and returns when it has played (or was stopped, or failed).
     @discardableResult
     public func play(_ sound: any Sound, type: SoundType = .standard) async -> PlaybackResult {
-        let id = nextIdentifier()
-        let result = await withCheckedContinuation { (c: CheckedContinuation<PlaybackResult, Never>) in
-            lock.lock()
-            guard running.load(ordering: .acquiring) else { lock.unlock(); c.resume(returning: .interrupted); return }
-            pending.append(Item(id: id, sound: sound, type: type, continuation: c))
-            if currentID == nil { startNextLocked() }
-            lock.unlock()
-            if isOffline { drive(until: id) }
-        }
-        return result
+        let ticket = enqueue(sound, type: type)
+        if isOffline { drive(until: ticket.id) }
+        return await ticket.result()
+    }
+
+    /// Queues `sound` behind what is queued and returns at once; the ticket tells when it has ended. Offline,
+    /// time passes only with ``render(seconds:)`` (or a ``play(_:type:)`` after it).
+    public func enqueue(_ sound: any Sound, type: SoundType = .standard) -> PlaybackTicket {
+        lock.lock()
+        let ticket = PlaybackTicket(id: nextIDLocked())
+        guard running.load(ordering: .acquiring) else { lock.unlock(); ticket.fulfill(.interrupted); return ticket }
+        pending.append(Item(id: ticket.id, sound: sound, type: type, ticket: ticket))
+        if currentID == nil { startNextLocked() }
+        lock.unlock()
+        return ticket
     }
 
     /// Plays `sound` at once, mixed over whatever is playing (not queued); e.g. "listening" earcons.
     @discardableResult
     public func playNow(_ sound: any Sound, type: SoundType = .standard) async -> PlaybackResult {
-        let id = nextIdentifier()
-        return await withCheckedContinuation { (c: CheckedContinuation<PlaybackResult, Never>) in
-            lock.lock()
-            guard running.load(ordering: .acquiring) else { lock.unlock(); c.resume(returning: .interrupted); return }
-            waiting[id] = c
-            startLocked(id: id, sound: sound, type: type)
-            lock.unlock()
-            if isOffline { drive(until: id) }
-        }
+        let ticket = startNow(sound, type: type)
+        if isOffline { drive(until: ticket.id) }
+        return await ticket.result()
+    }
+
+    private func startNow(_ sound: any Sound, type: SoundType) -> PlaybackTicket {
+        lock.lock(); defer { lock.unlock() }
+        let ticket = PlaybackTicket(id: nextIDLocked())
+        guard running.load(ordering: .acquiring) else { ticket.fulfill(.interrupted); return ticket }
+        waiting[ticket.id] = ticket
+        startLocked(id: ticket.id, sound: sound, type: type)
+        return ticket
     }
 
     /// Stops the current sound now (a short fade) and drops everything queued; all of them report
     /// `interrupted`. With `hush`, the hush earcon plays.
     public func stopAll(hush: Bool = false) {
         lock.lock()
-        let dropped = pending.compactMap(\.continuation)
+        let dropped = pending.map(\.ticket)
         pending.removeAll()
         for (_, s) in streams { s.cancel() }
         mixer.commands.push(MixerCommand(kind: .stopAll))
@@ -249,23 +259,30 @@ public final class AudioEngine: @unchecked Sendable {
             startLocked(id: id, sound: GlyphSound(.hush), type: .standard)
         }
         lock.unlock()
-        for c in dropped { c.resume(returning: .interrupted) }
+        for t in dropped { t.fulfill(.interrupted) }
         if isOffline, let hushID { drive(until: hushID) }
     }
 
     /// Drops the queued sounds (they report `interrupted`); the one playing goes on.
     public func clear() {
         lock.lock()
-        let dropped = pending.compactMap(\.continuation)
+        let dropped = pending.map(\.ticket)
         pending.removeAll()
         lock.unlock()
-        for c in dropped { c.resume(returning: .interrupted) }
+        for t in dropped { t.fulfill(.interrupted) }
     }
 
-    /// Nothing playing, queued, streaming or beaconing: the event pump may poll slowly.
-    private var isIdle: Bool {
-        lock.lock(); defer { lock.unlock() }
-        return currentID == nil && pending.isEmpty && streams.isEmpty && waiting.isEmpty && beaconID == nil
+    /// Nothing playing, queued, streaming or beaconing (call under `lock`).
+    private var isIdleLocked: Bool {
+        currentID == nil && pending.isEmpty && streams.isEmpty && waiting.isEmpty && beaconID == nil
+    }
+
+    /// Something is about to sound (call under `lock`): the stream plays again and the threads wake.
+    private func wakeLocked() {
+        guard !isOffline else { return }
+        output?.setCorked(false)
+        renderThread?.wakeUp()
+        pumpWake.signal()
     }
 
     /// Sounds queued but not started.
@@ -273,19 +290,19 @@ public final class AudioEngine: @unchecked Sendable {
     /// True while a queued sound is playing.
     public var isPlaying: Bool { lock.lock(); defer { lock.unlock() }; return currentID != nil }
 
-    private func nextIdentifier() -> UInt64 { lock.lock(); defer { lock.unlock() }; return nextIDLocked() }
     private func nextIDLocked() -> UInt64 { defer { nextID += 1 }; return nextID }
 
     private func startNextLocked() {
         guard currentID == nil, !pending.isEmpty else { return }
         let item = pending.removeFirst()
         currentID = item.id
-        if let c = item.continuation { waiting[item.id] = c }
+        waiting[item.id] = item.ticket
         startLocked(id: item.id, sound: item.sound, type: item.type)
     }
 
     /// Creates the stream, starts preparing the sound into it and tells the mixer to play it.
     private func startLocked(id: UInt64, sound: any Sound, type: SoundType) {
+        wakeLocked()
         let stream = SampleStream(channels: type.isSpatial ? 1 : 2)
         streams[id] = stream
         startNanos[id] = monotonicNanos()
@@ -309,14 +326,12 @@ public final class AudioEngine: @unchecked Sendable {
         if !mixer.commands.push(command) {
             command.stream?.release()
             failures[id] = "the audio mixer's command queue is full"
-            if let (c, r) = finishLocked(id: id, completed: false) {
-                DispatchQueue.global().async { c.resume(returning: r) }
-            }
+            if let (t, r) = finishLocked(id: id, completed: false) { t.fulfill(r) }
         }
     }
 
     /// Bookkeeping when the mixer reports a sound ended; returns continuations to resume (outside the lock).
-    private func finishLocked(id: UInt64, completed: Bool) -> (CheckedContinuation<PlaybackResult, Never>, PlaybackResult)? {
+    private func finishLocked(id: UInt64, completed: Bool) -> (PlaybackTicket, PlaybackResult)? {
         streams[id] = nil
         startNanos[id] = nil
         finishedIDs.insert(id)
@@ -333,7 +348,7 @@ public final class AudioEngine: @unchecked Sendable {
 
     /// Handles everything the render thread reported.
     private func processEvents() {
-        var resumes: [(CheckedContinuation<PlaybackResult, Never>, PlaybackResult)] = []
+        var resumes: [(PlaybackTicket, PlaybackResult)] = []
         var beaconResumes: [CheckedContinuation<Void, Never>] = []
         lock.lock()
         while let e = mixer.events.pop() {
@@ -360,7 +375,7 @@ public final class AudioEngine: @unchecked Sendable {
             }
         }
         lock.unlock()
-        for (c, r) in resumes { c.resume(returning: r) }
+        for (t, r) in resumes { t.fulfill(r) }
         for c in beaconResumes { c.resume() }
     }
 
@@ -381,6 +396,7 @@ public final class AudioEngine: @unchecked Sendable {
         let id = nextIDLocked()
         beaconID = id
         beaconMutedState = false
+        wakeLocked()
         mixer.commands.push(MixerCommand(kind: .beaconStart, id: id, assets: Unmanaged.passRetained(assets),
                                          placement: .localized(latitude: beacon.location.latitude, longitude: beacon.location.longitude),
                                          value: Double(context.levels.beacon), value2: beacon.ringingAngle,
@@ -473,19 +489,11 @@ public final class AudioEngine: @unchecked Sendable {
         }
     }
 
-    private func renderOfflineBlock() {
-        renderLock.lock()
-        defer { renderLock.unlock() }
-        let n = configuration.blockFrames * 2
-        let start = recorded.count
-        recorded.append(contentsOf: repeatElement(0, count: n))
-        recorded.withUnsafeMutableBufferPointer { mixer.render(into: $0.baseAddress! + start) }
-    }
+    private func renderOfflineBlock() { recorder?.renderBlock() }
 
-    /// Offline: everything rendered so far, 48 kHz interleaved stereo.
+    /// Offline: everything rendered so far, 48 kHz interleaved stereo (empty in real time).
     public func recording() -> PCMBuffer {
-        renderLock.lock(); defer { renderLock.unlock() }
-        return PCMBuffer(sampleRate: configuration.sampleRate, channels: 2, samples: recorded)
+        recorder?.recording() ?? PCMBuffer(sampleRate: configuration.sampleRate, channels: 2, samples: [])
     }
 
     /// Offline: writes the recording as a 16-bit stereo WAV (after a short tail for the filters to ring out).
@@ -501,70 +509,31 @@ public final class AudioEngine: @unchecked Sendable {
 
     private func startThreads() {
         output?.start()
-        let render = Thread { [unowned self] in self.renderLoop() }
-        render.name = "soundscape-render"
-        render.qualityOfService = .userInteractive
-        renderThread = render
-        let pump = Thread { [unowned self] in
-            // Every 3 ms while anything plays (so a finished sound is reported promptly); every 50 ms when idle,
-            // so that an idle assistant on a handheld does not wake the CPU hundreds of times a second.
-            while self.running.load(ordering: .acquiring) {
-                self.processEvents()
-                let idle = self.isIdle
-                self.idleHint.store(idle, ordering: .releasing)
-                usleep(idle ? 50_000 : 3_000)
-            }
-            self.processEvents()
-            self.pumpDone.signal()
-        }
+        renderThread?.start()
+        let pump = Thread { [unowned self] in self.pumpLoop() }
         pump.name = "soundscape-audio-events"
-        pumpThread = pump
-        render.start()
         pump.start()
     }
 
-    /// The render thread: fixed blocks, paced by the sound server (or by the clock when there is none).
-    private func renderLoop() {
-        let n = configuration.blockFrames
-        let block = UnsafeMutablePointer<Float>.allocate(capacity: 2 * n)
-        block.initialize(repeating: 0, count: 2 * n)
-        defer { block.deallocate() }
-        let blockNanos = UInt64(n) * 1_000_000_000 / UInt64(configuration.sampleRate)
-        var deadline = monotonicNanos()
+    /// The event pump: every 3 ms while anything sounds (so a finished sound is reported promptly). When nothing
+    /// sounds it waits a quarter of a second for the last frames to be heard, pauses (corks) the stream, and then
+    /// sleeps until a sound or the beacon starts: an idle assistant wakes no CPU for audio.
+    private func pumpLoop() {
         while running.load(ordering: .acquiring) {
-            if let out = output, out.isConnected {
-                let ahead = max(fifoTarget, out.largestRequest.load(ordering: .relaxed))
-                while out.fifo.fill < ahead {
-                    let before = mixer.appliedHeadingSerial.load(ordering: .relaxed)
-                    mixer.render(into: block)
-                    if mixer.appliedHeadingSerial.load(ordering: .relaxed) != before {
-                        queuedAheadOfHeading.store(out.fifo.fill, ordering: .relaxed)
-                    }
-                    out.fifo.write(block, frames: n)
-                }
-                _ = out.consumed.wait(timeout: .now() + .milliseconds(20))
-                deadline = monotonicNanos()
-            } else {
-                // No sound server: keep time with the clock so sounds still end and callers still hear back.
-                let now = monotonicNanos()
-                if idleHint.load(ordering: .acquiring) && mixer.commands.isEmpty {
-                    // Nothing plays and nothing is asked for: rendering silence would only wake the CPU every block.
-                    // Look again in 20 ms (a new sound is a command in the mixer's queue, seen at the next look).
-                    var ts = timespec(tv_sec: 0, tv_nsec: 20_000_000)
-                    nanosleep(&ts, nil)
-                    deadline = monotonicNanos()
-                } else if now >= deadline {
-                    mixer.render(into: block)
-                    deadline += blockNanos
-                    if now > deadline + 100_000_000 { deadline = now }
-                } else {
-                    let wait = deadline - now
-                    var ts = timespec(tv_sec: Int(wait / 1_000_000_000), tv_nsec: Int(wait % 1_000_000_000))
-                    nanosleep(&ts, nil)
-                }
-            }
+            processEvents()
+            lock.lock()
+            let idle = isIdleLocked
+            if idle { renderThread?.idleHint.store(true, ordering: .releasing) }
+            lock.unlock()
+            guard idle else { usleep(3_000); continue }
+            if pumpWake.wait(timeout: .now() + .milliseconds(250)) == .success { continue }
+            lock.lock()
+            if isIdleLocked && running.load(ordering: .acquiring) { output?.setCorked(true) }
+            lock.unlock()
+            pumpWake.wait()
         }
-        renderDone.signal()
+        processEvents()
+        pumpDone.signal()
     }
 
     /// Output status for diagnostics and `doctor`.
@@ -574,6 +543,14 @@ public final class AudioEngine: @unchecked Sendable {
         public var underruns: Int
         public var serverLatency: Double?
         public var renderedSeconds: Double
+
+        public init(connected: Bool, connections: Int, underruns: Int = 0, serverLatency: Double? = nil, renderedSeconds: Double = 0) {
+            self.connected = connected
+            self.connections = connections
+            self.underruns = underruns
+            self.serverLatency = serverLatency
+            self.renderedSeconds = renderedSeconds
+        }
     }
 
     public var status: Status {

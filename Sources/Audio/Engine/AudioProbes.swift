@@ -67,7 +67,7 @@ package enum AudioProbes {
             let applied = engine.mixer.appliedHeadingNanos.load(ordering: .acquiring)
             guard applied >= t0 else { continue }
             let render = Double(applied - t0) / 1e9
-            let ahead = Double(engine.queuedAheadOfHeading.load(ordering: .relaxed)) / 48_000
+            let ahead = Double(engine.queuedAheadOfHeading) / 48_000
             let server = output.latency() ?? 0
             renders.append(render)
             totals.append(render + ahead + server)

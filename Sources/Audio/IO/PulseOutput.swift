@@ -51,10 +51,15 @@ public final class PulseOutput: @unchecked Sendable {
     public let connections = Atomic<Int>(0)
     /// Largest single request (frames) the server has made; the render thread keeps this much ahead.
     let largestRequest = Atomic<Int>(0)
+    /// True while the stream is to be paused (nothing sounds): the server asks for no data, so neither its thread
+    /// nor the render thread wakes. A reconnected stream starts corked when this is set.
+    private let corked = Atomic<Bool>(false)
     private let logger = Logger(label: "soundscape.audio.pulse")
 
     // Owned by the supervisor thread (and the PulseAudio thread under the main-loop lock).
     private var mainloop: OpaquePointer?
+    /// Held while the supervisor frees the main loop, and while another thread uses it (``setCorked(_:)``).
+    private let loopLock = NSLock()
     private var context: OpaquePointer?
     private var stream: OpaquePointer?
     private var supervisor: Thread?
@@ -87,6 +92,25 @@ public final class PulseOutput: @unchecked Sendable {
         wake.signal()
         if supervisor != nil { supervisorDone.wait() }
         consumed.signal()
+    }
+
+    /// True while the stream is paused because nothing sounds (see ``setCorked(_:)``).
+    var isCorked: Bool { corked.load(ordering: .acquiring) }
+
+    /// Pauses the stream when nothing sounds (`true`), or lets it play again. Uncorking wakes the render thread.
+    /// Called by the engine's control side (never the render thread); takes the main-loop lock briefly.
+    func setCorked(_ value: Bool) {
+        guard corked.exchange(value, ordering: .acquiringAndReleasing) != value else { return }
+        loopLock.lock()
+        defer { loopLock.unlock() }
+        if isConnected, let ml = mainloop {
+            pa_threaded_mainloop_lock(ml)
+            if let s = stream, pa_stream_get_state(s) == PA_STREAM_READY {
+                if let op = pa_stream_cork(s, value ? 1 : 0, nil, nil) { pa_operation_unref(op) }
+            }
+            pa_threaded_mainloop_unlock(ml)
+        }
+        if !value { consumed.signal() }
     }
 
     /// Playback latency the server reports (time until a frame written now is heard), in seconds.
@@ -131,7 +155,8 @@ public final class PulseOutput: @unchecked Sendable {
                 }
                 if !signalled { signalled = true; firstAttempt.signal() }
             }
-            _ = wake.wait(timeout: .now() + 0.05)
+            // Connected: the state callbacks signal `wake` when the connection fails, and `stop()` signals it.
+            wake.wait()
         }
         teardown()
         supervisorDone.signal()
@@ -139,6 +164,8 @@ public final class PulseOutput: @unchecked Sendable {
 
     private func teardown() {
         connected.store(false, ordering: .releasing)
+        loopLock.lock()
+        defer { loopLock.unlock() }
         guard let ml = mainloop else { return }
         pa_threaded_mainloop_stop(ml)
         if let s = stream {
@@ -221,8 +248,10 @@ public final class PulseOutput: @unchecked Sendable {
         let tlength = UInt32(Double(options.sampleRate) * options.targetLatency) * UInt32(bytesPerFrame)
         var attr = pa_buffer_attr(maxlength: UInt32.max, tlength: tlength, prebuf: UInt32.max,
                                   minreq: UInt32.max, fragsize: UInt32.max)
+        let startCorked = corked.load(ordering: .acquiring)
         let flags = pa_stream_flags_t(rawValue: PA_STREAM_ADJUST_LATENCY.rawValue | PA_STREAM_AUTO_TIMING_UPDATE.rawValue
-                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue)
+                                      | PA_STREAM_INTERPOLATE_TIMING.rawValue
+                                      | (startCorked ? PA_STREAM_START_CORKED.rawValue : 0))
         guard pa_stream_connect_playback(s, options.sink, &attr, flags, nil, nil) >= 0 else {
             pa_threaded_mainloop_unlock(ml); return false
         }
@@ -233,6 +262,9 @@ public final class PulseOutput: @unchecked Sendable {
             pa_threaded_mainloop_wait(ml)
         }
         connected.store(true, ordering: .releasing)
+        // Corked or uncorked while connecting: the stream follows the latest wish.
+        let wantCorked = corked.load(ordering: .acquiring)
+        if wantCorked != startCorked, let op = pa_stream_cork(s, wantCorked ? 1 : 0, nil, nil) { pa_operation_unref(op) }
         pa_threaded_mainloop_unlock(ml)
         consumed.signal()
         return true

@@ -48,6 +48,9 @@ public final class CommandListener: @unchecked Sendable {
     public struct Options: Sendable {
         /// Samples read per step (20 ms at 16 kHz): bounds the reaction time to a key.
         public var chunk = 320
+        /// Samples read per step between utterances (100 ms): the thread wakes 10 times a second instead of 50 while
+        /// nobody speaks; a press is seen within one step, and the pre-roll still holds what came before it.
+        public var idleChunk = 1_600
         /// Audio kept from before the press and fed first (people start talking as they press).
         public var preRoll = 0.25
         /// End the utterance by itself after this much silence (voice-activity endpointing); nil = wait for release.
@@ -209,7 +212,7 @@ public final class CommandListener: @unchecked Sendable {
                 }
             }
             let chunk: [Int16]
-            do { chunk = try capture.read(frames: options.chunk) } catch {
+            do { chunk = try capture.read(frames: listening ? options.chunk : max(options.chunk, options.idleChunk)) } catch {
                 continuation.yield(.problem("the microphone stopped: \(error)"))
                 break
             }

@@ -10,6 +10,9 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
     private var _passedOver: [PlaybackItem] = []
     private var playing: CheckedContinuation<Bool, Never>?
     private var _holding: Bool
+    /// Counts changes of what the player saw, so that ``waitUntil(_:)`` looks again only when something happened.
+    private var changes = 0
+    private var changeWaiters: [CheckedContinuation<Void, Never>] = []
 
     public init(holding: Bool = false) { _holding = holding }
 
@@ -30,8 +33,11 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
             _items.append(item)
             return _holding
         }
-        guard hold else { return true }
-        return await withCheckedContinuation { c in lock.withLock { playing = c } }
+        guard hold else { changed(); return true }
+        return await withCheckedContinuation { c in
+            lock.withLock { playing = c }
+            changed()
+        }
     }
 
     public func stop(hush: Bool) async {
@@ -40,11 +46,13 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
             defer { playing = nil }
             return playing
         }
+        changed()
         c?.resume(returning: false)
     }
 
     public func passOver(_ item: PlaybackItem) {
         lock.withLock { _passedOver.append(item) }
+        changed()
     }
 
     /// Lets the item being held finish normally.
@@ -53,14 +61,34 @@ public final class RecordingPlayer: CalloutPlayer, @unchecked Sendable {
             defer { playing = nil }
             return playing
         }
+        changed()
         c?.resume(returning: true)
     }
 
-    /// Waits until `condition` holds (up to 20 s, so that a busy machine does not make a test flaky).
+    /// Waits until `condition` (about what this player saw) holds: it is asked again after each play, stop, release
+    /// or pass-over, not on a timer.
     public func waitUntil(_ condition: () -> Bool) async {
-        for _ in 0..<20_000 where !condition() {
-            try? await Task.sleep(for: .milliseconds(1))
+        while true {
+            let seen = lock.withLock { changes }
+            if condition() { return }
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let already = lock.withLock { () -> Bool in
+                    if changes != seen { return true }
+                    changeWaiters.append(c)
+                    return false
+                }
+                if already { c.resume() }
+            }
         }
+    }
+
+    private func changed() {
+        let waiters = lock.withLock { () -> [CheckedContinuation<Void, Never>] in
+            changes += 1
+            defer { changeWaiters.removeAll() }
+            return changeWaiters
+        }
+        for c in waiters { c.resume() }
     }
 }
 
