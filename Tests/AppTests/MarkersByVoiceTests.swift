@@ -247,19 +247,19 @@ struct MarkersByVoiceTests {
         let h = try await VoiceSettingsTests.harness()
         let markers = try #require(h.guidance.store?.markers)
         #expect(await Self.hear(h, "save_marker", ["name": "my bench", "text": "my dentist."], words: "save this place as my bench")
-                == ["Save as 'my dentist'? Say yes or no."])
+                == ["Save as 'my dentist'? Say 'yes, save it' or 'no, keep it'."])
         #expect(try markers.all().isEmpty, "saved before the answer")
-        #expect(await h.say("yes") == ["Marker created, my dentist"])
+        #expect(await h.say("yes save it") == ["Marker created, my dentist"])
         #expect(try markers.find(named: "my dentist") != nil)
 
         #expect(await Self.hear(h, "rename_marker", ["name": "my dentist", "new_name": "home", "text": "Doctor Virtanen"],
-                                words: "rename marker my dentist to home") == ["Rename it to 'Doctor Virtanen'? Say yes or no."])
-        #expect(await h.say("no") == ["Not saved. Say the command again with the name."])
+                                words: "rename marker my dentist to home") == ["Rename it to 'Doctor Virtanen'? Say 'yes, save it' or 'no, keep it'."])
+        #expect(await h.say("no keep it") == ["Not saved. Say the command again with the name."])
         #expect(try markers.find(named: "my dentist") != nil && markers.all().count == 1)
 
         #expect(await Self.hear(h, "new_route", ["name": "shopping", "text": "to the sauna"], words: "new route shopping")
-                == ["Call the new route 'to the sauna'? Say yes or no."])
-        let reply = await h.say("yes")
+                == ["Call the new route 'to the sauna'? Say 'yes, save it' or 'no, keep it'."])
+        let reply = await h.say("yes save it")
         #expect(reply.first?.hasPrefix("New route to the sauna.") == true, "\(reply)")
 
         // A name both recognizers heard as a listed one is taken at once.

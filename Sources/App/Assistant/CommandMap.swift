@@ -194,7 +194,7 @@ public enum CommandMap {
     }
 
     /// A marker or route name taken from the transcript is read back before it is saved ("Save as 'my dentist'? Say
-    /// yes or no"): the request waits for the answer. A name both recognizers heard as one of the listed names (the
+    /// 'yes, save it' or 'no, keep it'"): the request waits for the answer. A name both recognizers heard as one of the listed names (the
     /// grammar's slot `key` has the same words), and every typed name, is taken at once.
     static func confirmingHeardName(_ request: GuidanceRequest, _ slots: [String: String], _ key: String) -> GuidanceRequest {
         guard !key.isEmpty, let text = heardText(slots) else { return request }
@@ -205,9 +205,9 @@ public enum CommandMap {
     /// A name the user gives something new: the free-text recognizer's words (the "text" slot) when it heard
     /// them, else the grammar's slot `key`; nil when neither has words.
     static func newName(_ slots: [String: String], _ key: String) -> String? {
-        if let text = heardText(slots) { return text }
-        if let v = slots[key]?.trimmingCharacters(in: .whitespaces), !v.isEmpty { return v }
-        return nil
+        let listed = (slots[key]?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 }
+        if let text = heardText(slots), listed.map({ SlotPhrase.spokenWords($0) != SlotPhrase.spokenWords(text) }) ?? true { return text }
+        return listed
     }
 
     /// The marker and route commands of issue 31; nil when a slot they need is missing.

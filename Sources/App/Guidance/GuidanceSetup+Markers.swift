@@ -298,7 +298,7 @@ extension GuidanceSetup {
 
     // MARK: "replace it" and "keep it", "yes" and "no"
 
-    /// The question that reads back a heard name: "Save as 'my dentist'? Say yes or no."
+    /// The question that reads back a heard name: "Save as 'my dentist'? Say 'yes, save it' or 'no, keep it'."
     static func confirmationKey(_ request: GuidanceRequest) -> String {
         switch request {
         case .renameMarker: "name.confirm_rename"
