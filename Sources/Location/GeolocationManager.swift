@@ -38,8 +38,8 @@ public struct HeadingUpdate: Sendable, Equatable {
 /// * Motion: a ``MotionClassifier`` fed with each accepted fix's speed.
 /// * Heading: a ``HeadingResolver`` fed with course (from fixes), receiver headings (gpsd ATT), heading providers
 ///   (OpenTrack head tracker) and manual/fixed headings; re-resolved on every input and every `tickInterval`, so
-///   that expiry shows even when nothing arrives. Results go to ``headings()`` subscribers and to the lock-free
-///   ``headingSnapshot`` the audio thread reads.
+///   that expiry shows even when nothing arrives. Results go to ``headings()`` subscribers; ``currentHeadings`` is the
+///   latest, which the location service sends with each fix.
 ///
 /// All times that decide expiry come from the injected clock (arrival time), not from the receiver's timestamps.
 public actor GeolocationManager<C: Clock>: Service where C.Duration == Duration {
@@ -64,7 +64,6 @@ public actor GeolocationManager<C: Clock>: Service where C.Duration == Duration 
     private enum ProviderState: Equatable { case unknown, ok, noFix(NoFixReason), lost(String), finished }
     private enum Signal: Equatable { case unknown, ok, noFix, lost }
 
-    public nonisolated let headingSnapshot = HeadingSnapshot()
     public nonisolated let clock: C
     public let configuration: Configuration
     private let locationProviders: [any LocationProvider]
@@ -145,6 +144,9 @@ public actor GeolocationManager<C: Clock>: Service where C.Duration == Duration 
     // MARK: - Queries and commands
 
     public var motion: MotionState { classifier.state }
+
+    /// The headings resolved last, one per consumer.
+    public var currentHeadings: HeadingUpdate { lastHeadings }
 
     /// The heading a consumer should use now.
     public func heading(for consumer: HeadingConsumer) -> ResolvedHeading? {
@@ -264,7 +266,6 @@ public actor GeolocationManager<C: Clock>: Service where C.Duration == Duration 
                                    presentation: resolver.heading(for: .presentation, at: now),
                                    beacon: resolver.heading(for: .beacon, at: now),
                                    intersection: resolver.heading(for: .intersection, at: now))
-        headingSnapshot.store(presentation: update.presentation?.degrees, beacon: update.beacon?.degrees)
         if update != lastHeadings {
             lastHeadings = update
             for c in headingSubscribers.values { c.yield(update) }

@@ -20,12 +20,13 @@ struct LocationServiceTests {
 
     static func collect(_ source: LocationSource, until done: @escaping @Sendable (Collected) -> Bool) async throws -> Collected {
         let collected = Collected()
-        let (stream, continuation) = AsyncStream<PositionEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<AssistantInput>.makeStream()
         let service = LocationService(source: source, continuation: continuation,
                                       headings: { update in collected.headings.withLock { $0.append(update) } })
         let task = Task { try await service.run() }
         let reader = Task {
-            for await event in stream {
+            for await input in stream {
+                guard case .location(let event) = input else { continue }
                 collected.positions.withLock { $0.append(event) }
                 if done(collected) { return }
             }
@@ -44,7 +45,7 @@ struct LocationServiceTests {
             !c.positions.withLock { $0.isEmpty } && c.headings.withLock { $0.contains { $0.collection != nil } }
         }
         let positions = got.positions.withLock { $0 }
-        guard case .fix(let fix) = positions.first else { Issue.record("no fix: \(positions)"); return }
+        guard let fix = positions.first?.fix else { Issue.record("no fix: \(positions)"); return }
         #expect(fix.coordinate == here)
         let last = try #require(got.headings.withLock { $0.last })
         #expect(last.collection == ResolvedHeading(degrees: 90, source: .fixed))
@@ -67,7 +68,10 @@ struct LocationServiceTests {
             c.positions.withLock { $0.last == .walkEnded }
         }
         let positions = got.positions.withLock { $0 }
-        let fixes = positions.compactMap { if case .fix(let f) = $0 { f } else { nil } }
+        let fixes = positions.compactMap(\.fix)
+        // Each fix comes with the location stage's motion state and headings (one motion classifier: the manager's).
+        let updates = positions.compactMap { if case .update(let u) = $0 { u } else { nil } }
+        #expect(updates.allSatisfy { $0.motion != nil && $0.headings != nil })
         #expect(fixes.map(\.coordinate) == points.map(\.coordinate))
         #expect(zip(fixes, fixes.dropFirst()).allSatisfy { $0.timestamp < $1.timestamp })
         #expect(positions.last == .walkEnded)
@@ -79,9 +83,9 @@ struct LocationServiceTests {
     /// A service that returns as soon as the first fix arrives, as the assistant does at the end of a walk: its
     /// return starts the group's graceful shutdown.
     struct EndsAtTheFirstFix: Service {
-        let positions: AsyncStream<PositionEvent>
+        let positions: AsyncStream<AssistantInput>
         func run() async {
-            for await event in positions { if case .fix = event { return } }
+            for await input in positions { if case .location(.update) = input { return } }
         }
     }
 
@@ -102,7 +106,7 @@ struct LocationServiceTests {
             TrackPoint(coordinate: Coordinate(latitude: 60.1690 + Double(i) * 0.00009, longitude: 24.9410),
                        time: start.addingTimeInterval(Double(i)))
         }
-        let (stream, continuation) = AsyncStream<PositionEvent>.makeStream()
+        let (stream, continuation) = AsyncStream<AssistantInput>.makeStream()
         let location = LocationService(source: .replay(points, speed: 20, name: "three points"), continuation: continuation,
                                        headings: { _ in })
         #expect(location.description == "location from the walk three points (3 points at 20.0×)")

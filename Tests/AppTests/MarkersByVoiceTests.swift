@@ -220,13 +220,60 @@ struct MarkersByVoiceTests {
 
     @Test func aFreeTextNameWinsOverTheGrammarsSlot() {
         let command = RecognizedCommand(intent: "save_marker", slots: ["name": "home", "text": "Grandma's Garden Gate"], words: "save marker as home")
-        guard case .guidance(.saveMarker(let name)) = CommandMap.action(for: command) else { Issue.record("not a marker command"); return }
-        #expect(name == "Grandma's Garden Gate")
+        // The transcript's name is read back before it is saved.
+        guard case .guidance(.confirmName(.saveMarker(let name), let heard)) = CommandMap.action(for: command) else {
+            Issue.record("not a marker command read back first"); return
+        }
+        #expect(name == "Grandma's Garden Gate" && heard == name)
         let route = RecognizedCommand(intent: "new_route", slots: ["name": "morning walk"], words: "new route morning walk")
         guard case .guidance(.newRoute(let routeName)) = CommandMap.action(for: route) else { Issue.record("not a route command"); return }
         #expect(routeName == "morning walk")
         let note = RecognizedCommand(intent: "add_note", slots: ["text": "steps down"], words: "add a note steps down")
         guard case .guidance(.addNote(let text, let marker)) = CommandMap.action(for: note) else { Issue.record("not a note"); return }
         #expect(text == "steps down" && marker == nil)
+    }
+
+    /// A spoken command as the voice input hands it over, with the transcript's words for the name.
+    static func hear(_ h: VoiceSettingsTests.Harness, _ intent: String, _ slots: [String: String], words: String) async -> [String] {
+        let before = h.output.texts.count
+        _ = await h.assistant.handle(.spoken(SpokenCommand(RecognizedCommand(intent: intent, slots: slots, confidence: 0.9, words: words))))
+        await h.assistant.settle()
+        return Array(h.output.texts.dropFirst(before))
+    }
+
+    /// Issue 29 item 4: "save this place as my dentist" heard by PocketSphinx as the nearest label it knew, the name
+    /// from the transcript, read back; saved on "yes", not on "no"; a rename and a new route the same way.
+    @Test func aNameFromTheTranscriptIsReadBackAndSavedOnlyAfterYes() async throws {
+        let h = try await VoiceSettingsTests.harness()
+        let markers = try #require(h.guidance.store?.markers)
+        #expect(await Self.hear(h, "save_marker", ["name": "my bench", "text": "my dentist."], words: "save this place as my bench")
+                == ["Save as 'my dentist'? Say 'yes, save it' or 'no, keep it'."])
+        #expect(try markers.all().isEmpty, "saved before the answer")
+        #expect(await h.say("yes save it") == ["Marker created, my dentist"])
+        #expect(try markers.find(named: "my dentist") != nil)
+
+        #expect(await Self.hear(h, "rename_marker", ["name": "my dentist", "new_name": "home", "text": "Doctor Virtanen"],
+                                words: "rename marker my dentist to home") == ["Rename it to 'Doctor Virtanen'? Say 'yes, save it' or 'no, keep it'."])
+        #expect(await h.say("no keep it") == ["Not saved. Say the command again with the name."])
+        #expect(try markers.find(named: "my dentist") != nil && markers.all().count == 1)
+
+        #expect(await Self.hear(h, "new_route", ["name": "shopping", "text": "to the sauna"], words: "new route shopping")
+                == ["Call the new route 'to the sauna'? Say 'yes, save it' or 'no, keep it'."])
+        let reply = await h.say("yes save it")
+        #expect(reply.first?.hasPrefix("New route to the sauna.") == true, "\(reply)")
+
+        // A name both recognizers heard as a listed one is taken at once.
+        #expect(await Self.hear(h, "save_marker", ["name": "home", "text": "Home"], words: "save marker as home") == ["Marker created, home"])
+        #expect(try markers.all().count == 2)
+    }
+
+    /// Issue 31 item 2: a place named outside the live vocabulary goes to the place finder in the transcript's words.
+    @Test func aPlaceNameFromTheTranscriptGoesBeforeTheNearestNameKnown() {
+        let go = RecognizedCommand(intent: "take_me_to", slots: ["place": "kiasma", "text": "American Bar."], words: "take me to kiasma")
+        guard case .guidance(.takeMeTo(let place)) = CommandMap.action(for: go) else { Issue.record("not take me to"); return }
+        #expect(place == "American Bar")
+        let beacon = RecognizedCommand(intent: "set_beacon", slots: ["place": "kiasma"], words: "set beacon on kiasma")
+        guard case .guidance(.setBeacon(let only)) = CommandMap.action(for: beacon) else { Issue.record("not set beacon"); return }
+        #expect(only == "kiasma")
     }
 }

@@ -461,10 +461,10 @@ struct EndOfWalkTests {
     /// cancelled the command reader), and the input still open (a terminal, a voice) does not keep it running.
     @Test func commandsGivenBeforeTheWalkEndsAreAnsweredBeforeTheRunStops() async throws {
         let h = try await VoiceSettingsTests.harness()
-        let (commands, commandInput) = AsyncStream<String>.makeStream()
-        let (locations, locationInput) = AsyncStream<PositionEvent>.makeStream()
-        for _ in 0..<3 { commandInput.yield("speak faster") }
-        locationInput.yield(.walkEnded)
+        let (commands, commandInput) = AsyncStream<AssistantInput>.makeStream()
+        let (locations, locationInput) = AsyncStream<AssistantInput>.makeStream()
+        for _ in 0..<3 { commandInput.yield(.typed("speak faster")) }
+        locationInput.yield(.location(.walkEnded))
         let service = AssistantService(assistant: h.assistant, greeting: "Simulated walk.", locations: locations,
                                        commands: commands, stopAtEndOfWalk: true,
                                        endCommands: { commandInput.finish() })

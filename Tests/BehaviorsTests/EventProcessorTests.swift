@@ -208,14 +208,16 @@ final class ParentEcho: EchoGenerator {}
         #expect(p.player.glyphs == [.informationAlert, .informationAlert])
     }
 
-    @Test func theMotionClassifierDecidesInVehicleFromSustainedSpeed() async {
+    /// The location stage classifies motion (one classifier); the pipeline keeps what the updates say, and a course
+    /// in a vehicle is spoken as travelling.
+    @Test func theLocationUpdatesMotionStateHolds() async {
         let p = Pipeline(map: nil)
-        for second in 0...8 {
-            await p.move(to: Pipeline.fix(here.destination(bearing: 0, distance: Double(second) * 12), at: Double(second),
-                                          course: 0, speed: 12))
-        }
+        await p.move(to: Pipeline.fix(here, at: 0, course: 0, speed: 12), motion: .inVehicle)
+        await p.move(to: Pipeline.fix(here.destination(bearing: 0, distance: 12), at: 1, course: 0, speed: 12))
         let user = await p.processor.currentUser
         #expect(user.motion == .inVehicle)
         #expect(user.headings.collectionKind == .traveling)
+        await p.move(to: Pipeline.fix(here.destination(bearing: 0, distance: 13), at: 2, course: 0, speed: 1.2), motion: .walking)
+        #expect(await p.processor.currentUser.headings.collectionKind == .walking)
     }
 }

@@ -2,6 +2,7 @@ import App
 import Audio
 import Foundation
 import Geo
+import MapData
 import ProcessTestSupport
 import Testing
 
@@ -209,6 +210,51 @@ struct FindPlacesTests {
         let text = run.output
         #expect(text.contains("voice: heard \"take me to"), "the command was not heard: \(text)")
         #expect(text.contains("Walking route to Market Square") || text.contains("Walking route to Kauppatori"), "\(text)")
+    }
+
+    /// Spoken 1.2 km from it: "take me to the American Bar", a bar that is neither among the names of places within a
+    /// kilometre nor among the landmarks, so PocketSphinx can only hear the command with the nearest name it knows. The
+    /// name comes from the Whisper transcript, is matched against every name in the map, read back with its distance and
+    /// direction, and guidance starts.
+    @Test func takeMeToAFarPlaceOutsideTheVocabularyBySpeechStartsGuidance() async throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let start = (60.1780, 24.9480)
+        // Where the file has it (osmium), and that it is outside the live vocabulary at the start.
+        let bar = try #require(try Self.osmiumElements().first { $0.tags["name"] == "American Bar" && $0.latitude != nil },
+                               "the extract has no American Bar")
+        #expect(Self.haversine(start, (bar.latitude!, bar.longitude!)) > 1000)
+        let map = try SpatialDataView(path: Soundscape.helsinkiDatabase)
+        let vocabulary = try NearbyPlaceNames.phrases(map: map, near: Coordinate(latitude: start.0, longitude: start.1))
+            + LandmarkNames.phrases(map: map)
+        #expect(!vocabulary.contains { $0.value.lowercased().contains("american") }, "the bar is in the vocabulary")
+
+        let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: start.0, longitude: start.1), heading: 180,
+                                                       extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
+        defer { run.stop() }
+        try await run.say("take me to the American Bar", thenWaitFor: "Walking route to")
+        let text = run.output
+        #expect(text.contains("the name is the transcript's"), "the name did not come from the transcript: \(text)")
+        #expect(text.contains("Taking you to American Bar, "), "\(text)")
+        #expect(text.contains("Walking route to American Bar"), "\(text)")
+    }
+
+    /// Spoken: "save this place as my dentist": the name comes from the transcript and is read back; nothing is saved
+    /// until "yes, save it", then the marker has that name.
+    @Test func aMarkerNameFromTheTranscriptIsReadBackAndSavedAfterYes() async throws {
+        try TestServices.require()
+        let dir = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: Self.at.latitude, longitude: Self.at.longitude), heading: 90,
+                                                       extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
+        defer { run.stop() }
+        try await run.say("save this place as my dentist", thenWaitFor: "or 'no, keep it'")
+        let asked = run.output
+        #expect(asked.lowercased().contains("save as 'my dentist'?"), "\(asked)")
+        #expect(!asked.contains("Marker created"), "saved before the answer: \(asked)")
+        try await run.say("yes, save it", thenWaitFor: "Marker created")
+        #expect(run.output.lowercased().contains("marker created, my dentist"), "\(run.output)")
     }
 
     /// Spoken: "is there a pharmacy nearby", then "number two": the beacon goes on the second of the list.

@@ -81,6 +81,6 @@ struct GpsdManagerSmokeTests {
         #expect(collection.source == .course && abs(collection.degrees - 90) < 1)
         let beacon = try #require(await manager.heading(for: .beacon))
         #expect(beacon.source == .receiver && abs(beacon.degrees - 90) < 1)
-        #expect(abs((manager.headingSnapshot.presentation ?? 0) - 90) < 1)
+        #expect(await abs((manager.currentHeadings.presentation?.degrees ?? 0) - 90) < 1)
     }
 }

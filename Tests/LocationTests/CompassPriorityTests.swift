@@ -28,8 +28,9 @@ import Testing
             #expect(await m.heading(for: consumer) == ResolvedHeading(degrees: 90, source: .compass), "\(consumer)")
         }
         #expect(await m.heading(for: .intersection) == nil)
-        // The audio thread's snapshot carries it too: the beacon part is chosen from it.
-        #expect(m.headingSnapshot.beacon == 90 && m.headingSnapshot.presentation == 90)
+        // The latest headings carry it too: the beacon part is chosen from it.
+        let headings = await m.currentHeadings
+        #expect(headings.beacon?.degrees == 90 && headings.presentation?.degrees == 90)
     }
 
     @Test func walkingTheCourseLeadsCalloutsButTheBeaconKeepsTheCompass() async {
@@ -40,7 +41,7 @@ import Testing
         #expect(await m.heading(for: .collection)?.source == .course)
         #expect(await m.heading(for: .presentation)?.source == .course)
         #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 95, source: .compass))   // device before course
-        #expect(m.headingSnapshot.beacon == 95)
+        #expect(await m.currentHeadings.beacon?.degrees == 95)
     }
 
     @Test func theHeadAndWhatTheUserSaidComeBeforeTheCompass() async {
@@ -69,6 +70,6 @@ import Testing
         clock.advance(by: .milliseconds(200))
         await m.tick()
         #expect(await m.heading(for: .beacon) == nil)
-        #expect(m.headingSnapshot.beacon == nil)
+        #expect(await m.currentHeadings.beacon?.degrees == nil)
     }
 }

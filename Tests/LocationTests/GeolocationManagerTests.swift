@@ -112,21 +112,21 @@ final class ScriptedProvider: LocationProvider {
         let course = ResolvedHeading(degrees: 90, source: .course)
         #expect(await m.heading(for: .collection) == course)
         #expect(await m.heading(for: .intersection) == course)
-        #expect(m.headingSnapshot.presentation == 90)
-        #expect(m.headingSnapshot.beacon == 90)
+        #expect(await m.currentHeadings.presentation?.degrees == 90)
+        #expect(await m.currentHeadings.beacon?.degrees == 90)
 
         await m.setManualHeading(80)   // device slot: the beacon prefers it to course
         #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 80, source: .manual))
-        #expect(m.headingSnapshot.beacon == 80)
-        #expect(m.headingSnapshot.presentation == 90)
+        #expect(await m.currentHeadings.beacon?.degrees == 80)
+        #expect(await m.currentHeadings.presentation?.degrees == 90)
 
         // No more fixes: after 3 s the course expires; the tick publishes it.
         clock.advance(by: .milliseconds(2900))
         await m.tick()
-        #expect(m.headingSnapshot.presentation == 90)
+        #expect(await m.currentHeadings.presentation?.degrees == 90)
         clock.advance(by: .milliseconds(200))
         await m.tick()
-        #expect(m.headingSnapshot.presentation == 80)           // presentation falls back to device: manual
+        #expect(await m.currentHeadings.presentation?.degrees == 80)           // presentation falls back to device: manual
         #expect(await m.heading(for: .intersection) == nil)
         // The stream told every change: empty at first, course, manual for the beacon, and the expiry of course.
         let published = await collect(headings, 4)
@@ -136,8 +136,8 @@ final class ScriptedProvider: LocationProvider {
         // And the manual heading after its five minutes.
         clock.advance(by: .seconds(300))
         await m.tick()
-        #expect(m.headingSnapshot.presentation == nil)
-        #expect(m.headingSnapshot.beacon == nil)
+        #expect(await m.currentHeadings.presentation?.degrees == nil)
+        #expect(await m.currentHeadings.beacon?.degrees == nil)
     }
 
     @Test func receiverHeadingFromGpsdIsADeviceHeading() async {

@@ -96,8 +96,8 @@ import Glibc
         while ContinuousClock.now < deadline, let update = await headings.next() {
             if update.presentation?.source == .headTracker, update.presentation?.degrees == 0 { break }
         }
-        #expect(manager.headingSnapshot.presentation == 0)
-        #expect(manager.headingSnapshot.beacon == 0)
+        #expect(await manager.currentHeadings.presentation?.degrees == 0)
+        #expect(await manager.currentHeadings.beacon?.degrees == 0)
         #expect(await manager.heading(for: .collection) == ResolvedHeading(degrees: 0, source: .headTracker))
     }
 }

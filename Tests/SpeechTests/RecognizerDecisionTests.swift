@@ -145,4 +145,28 @@ struct RecognizerDecisionTests {
             #expect(!intent.opposites.isEmpty, "\(intent) has no opposite")
         }
     }
+
+    /// A name outside the vocabulary: PocketSphinx hears the nearest name it knows, the transcript the real one. When
+    /// both heard the same command around it, the command stands with the transcript's name in "text".
+    @Test func aNameOutsideTheVocabularyComesFromTheTranscriptWhenTheCommandAroundItAgrees() {
+        let heard = RecognizedCommand(intent: "take_me_to", slots: ["place": "Kiasma"], confidence: 0.95, words: "take me to kiasma")
+        let first = FirstOpinion(text: "take me to kiasma", command: heard, heard: heard, confidence: 0.95)
+        let snapped = RecognizedCommand(intent: "take_me_to", slots: ["place": "Kaisaniemi"], confidence: 1, words: "take me to kaisaniemi")
+        let transcript = Snap(heard: ["take", "me", "to", "american", "bar"], sentence: ["take", "me", "to", "kaisaniemi"], command: snapped,
+                              distance: 0.45, wordDistance: 0.4, written: ["place": "American Bar."])
+        let d = RecognizerDecision.decide(first: first, second: transcript)
+        #expect(d.outcome == .agreed, "\(d.reason)")
+        #expect(d.command?.intent == "take_me_to" && d.command?.slots["text"] == "American Bar")
+        #expect(d.command?.slots["place"] == "Kiasma")
+
+        // Another command around the name: the ordinary decision (far from every command).
+        let other = Snap(heard: ["turn", "me", "off", "american", "bar"], sentence: ["take", "me", "to", "kaisaniemi"], command: snapped,
+                         distance: 0.5, wordDistance: 0.6, written: ["place": "American Bar"])
+        #expect(RecognizerDecision.decide(first: first, second: other, transcriptLogProbability: -0.1).command?.slots["text"] == nil)
+        // The same listed name in both: the ordinary agreement, nothing from the transcript.
+        let same = Snap(heard: ["take", "me", "to", "kiasma"], sentence: ["take", "me", "to", "kiasma"], command: heard,
+                        distance: 0, wordDistance: 0, written: ["place": "Kiasma"])
+        let agreed = RecognizerDecision.decide(first: first, second: same)
+        #expect(agreed.outcome == .agreed && agreed.command?.slots["text"] == nil)
+    }
 }

@@ -37,6 +37,7 @@ public final class Assistant: Sendable {
     public let guidance: GuidanceSetup?
     /// Headings from the location stage's heading sources (`run`); until one reports, the fixes' course is used.
     public let headings = HeadingRelay()
+    private let positionObservers = Locked<[@Sendable (Coordinate) -> Void]>([])
 
     /// - Parameters:
     ///   - followFixTimes: take the pipeline's time from the fixes (replayed walks, `say`), not the wall clock.
@@ -87,18 +88,38 @@ public final class Assistant: Sendable {
         }
     }
 
-    // MARK: positions
+    // MARK: inputs
+
+    /// Handles one input, whatever its kind (``AssistantInput``). Returns false on "quit".
+    public func handle(_ input: AssistantInput) async -> Bool {
+        switch input {
+        case .spoken(let spoken): return await handle(spoken)
+        case .typed(let line): return await handle(command: line)
+        case .control(.command(let line)): return await handle(command: line)
+        case .location(let event): await handle(event)
+        case .heading(let update): await handle(update)
+        }
+        return true
+    }
+
+    /// Told the coordinate of every fix handled (the voice input keeps the names of places nearby current with it).
+    public func observePositions(_ observer: @escaping @Sendable (Coordinate) -> Void) {
+        positionObservers.update { $0.append(observer) }
+    }
 
     /// Passes a location event into the pipeline and waits until it has been handled (so that the pipeline's
     /// time and the fixes stay together).
     public func handle(_ event: PositionEvent) async {
         switch event {
-        case .fix(let fix):
+        case .update(let update):
+            let fix = update.fix
             fixClock?.advance(to: fix.timestamp)
             // Street Preview: the walker stays where it is; the real position is kept for the return.
             if keepDuringPreview(fix) { break }
             headings.location = fix.coordinate
-            processor.post(LocationUpdatedEvent(fix: fix, headings: headings.pipelineHeadings))
+            if let resolved = update.headings { _ = headings.store(resolved) }
+            for observer in positionObservers.value { observer(fix.coordinate) }
+            processor.post(LocationUpdatedEvent(fix: fix, headings: headings.pipelineHeadings, motion: update.motion))
             await guidance?.update(location: fix.coordinate, now: fix.timestamp)
             // The listener faces the presentation heading; without heading sources, the course while walking (≥ 0.4 m/s).
             let facing = headings.isActive ? headings.listenerHeading : ((fix.speed ?? 0) >= 0.4 ? fix.course : nil)
@@ -157,6 +178,12 @@ public final class Assistant: Sendable {
         do { return (IntentParser(grammar: try CommandRecognizer.loadGrammar(grammars)), nil) } catch {
             return (nil, "\(error)")
         }
+    }
+
+    /// A spoken command as the voice input decided it: handled as it is (never parsed again); a name outside the
+    /// vocabulary comes from the transcript's words ("text" slot). Returns false on "quit".
+    public func handle(_ spoken: SpokenCommand) async -> Bool {
+        await handle(spoken.command)
     }
 
     /// A recognised command. Returns false on "quit".

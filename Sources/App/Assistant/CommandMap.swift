@@ -92,17 +92,21 @@ public enum CommandMap {
         case .unmuteBeacon: return .guidance(.unmuteBeacon)
         case .removeBeacon: return .guidance(.removeBeacon)
         case .beaconOffDistance: return .setting(.beaconOffDistance(number(command.slots["number"])))
-        case .saveMarker: return .guidance(.saveMarker(name: newName(command.slots, "name")))
+        case .saveMarker: return .guidance(confirmingHeardName(.saveMarker(name: newName(command.slots, "name")), command.slots, "name"))
         case .stopRoute: return .guidance(.route(.stop))
         case .nextWaypoint: return .guidance(.route(.next))
         case .previousWaypoint: return .guidance(.route(.previous))
         case .routeProgress: return .guidance(.route(.progress))
         case .saveBeaconMarker, .addNote, .nudgeMarker, .listMarkers, .newRoute, .addPlaceToRoute, .addMarkerToRoute,
              .saveRoute, .reverseRoute, .routeRemaining, .confirm, .decline:
-            if let request = markersAndRoutes(intent, command.slots) { return .guidance(request) }
+            if let request = markersAndRoutes(intent, command.slots) {
+                return .guidance(confirmingHeardName(request, command.slots, intent == .newRoute || intent == .saveBeaconMarker ? "name" : ""))
+            }
             return .post(UnavailableCommandEvent(words: command.words))
         case .setBeacon, .takeMeTo, .deleteMarker, .renameMarker, .startRoute:
-            if let request = named(intent, command.slots) { return .guidance(request) }
+            if let request = named(intent, command.slots) {
+                return .guidance(intent == .renameMarker ? confirmingHeardName(request, command.slots, "new_name") : request)
+            }
             return .post(UnavailableCommandEvent(words: command.words))
         case .findKind, .search, .choose, .chooseNext, .guideToChoice:
             if let request = found(intent, command.slots) { return .guidance(request) }
@@ -155,8 +159,9 @@ public enum CommandMap {
     static func named(_ intent: Intent, _ slots: [String: String]) -> GuidanceRequest? {
         func slot(_ key: String) -> String? { slots[key].flatMap { $0.isEmpty ? nil : $0 } }
         switch intent {
-        case .setBeacon: return slot("place").map { .setBeacon(place: $0) }
-        case .takeMeTo: return slot("place").map { .takeMeTo(place: $0) }
+        // A place name the transcript heard outside the vocabulary ("text") goes before the nearest name PocketSphinx knew.
+        case .setBeacon: return (heardText(slots) ?? slot("place")).map { .setBeacon(place: $0) }
+        case .takeMeTo: return (heardText(slots) ?? slot("place")).map { .takeMeTo(place: $0) }
         case .deleteMarker: return slot("name").map { .deleteMarker(name: $0) }
         case .startRoute: return slot("name").map { .startRoute(name: $0) }
         case .renameMarker:
@@ -181,13 +186,28 @@ public enum CommandMap {
         }
     }
 
+    /// The transcript's own words for a name ("text" slot, spoken commands only), without the punctuation it wrote.
+    static func heardText(_ slots: [String: String]) -> String? {
+        guard let text = slots["text"]?.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)),
+              !text.isEmpty else { return nil }
+        return text
+    }
+
+    /// A marker or route name taken from the transcript is read back before it is saved ("Save as 'my dentist'? Say
+    /// 'yes, save it' or 'no, keep it'"): the request waits for the answer. A name both recognizers heard as one of the listed names (the
+    /// grammar's slot `key` has the same words), and every typed name, is taken at once.
+    static func confirmingHeardName(_ request: GuidanceRequest, _ slots: [String: String], _ key: String) -> GuidanceRequest {
+        guard !key.isEmpty, let text = heardText(slots) else { return request }
+        if let listed = slots[key], SlotPhrase.spokenWords(listed) == SlotPhrase.spokenWords(text) { return request }
+        return .confirmName(request, name: text)
+    }
+
     /// A name the user gives something new: the free-text recognizer's words (the "text" slot) when it heard
     /// them, else the grammar's slot `key`; nil when neither has words.
     static func newName(_ slots: [String: String], _ key: String) -> String? {
-        for k in ["text", key] {
-            if let v = slots[k]?.trimmingCharacters(in: .whitespaces), !v.isEmpty { return v }
-        }
-        return nil
+        let listed = (slots[key]?.trimmingCharacters(in: .whitespaces)).flatMap { $0.isEmpty ? nil : $0 }
+        if let text = heardText(slots), listed.map({ SlotPhrase.spokenWords($0) != SlotPhrase.spokenWords(text) }) ?? true { return text }
+        return listed
     }
 
     /// The marker and route commands of issue 31; nil when a slot they need is missing.

@@ -91,12 +91,12 @@ extension AppBuilder {
             }
         }
 
-        let (locations, locationContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
-        let (commands, commandContinuation) = AsyncStream<String>.makeStream()
+        let (locations, locationContinuation) = AsyncStream<AssistantInput>.makeStream(bufferingPolicy: .bufferingNewest(64))
+        let (commands, commandContinuation) = AsyncStream<AssistantInput>.makeStream()
 
         // MARK: voice input
         // Push-to-talk (control socket, an empty line in a terminal, an evdev key) or a wake word, the command
-        // recognizer with the places nearby, earcons. Recognized commands' words join the typed commands.
+        // recognizer with the places nearby, earcons. Recognized commands join the typed ones, as decided.
         var voiceService: VoiceService?
         // Saved marker and route names for the recognizer, from the user database once it is open (below).
         let savedNames = [SavedNames(.markers), SavedNames(.routes)]
@@ -108,7 +108,7 @@ extension AppBuilder {
                     position: options.at,
                     slotSources: savedNames,
                     secondRecognizer: SecondRecognizer.load(paths: paths),
-                    deliver: { commandContinuation.yield($0.words) },
+                    commands: commandContinuation,
                     earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) },
                     speak: { await output.say($0) },
                     microphoneChanged: { change in
@@ -129,7 +129,6 @@ extension AppBuilder {
         }
         let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
                                                : commandContinuation
-        let feedContinuation = voiceService?.positionInput(forwardingTo: locationContinuation) ?? locationContinuation
         let voiceServices: [ServiceGroupConfiguration.ServiceConfiguration] =
             voiceService.map { [.init(service: $0, successTerminationBehavior: .ignore, serviceName: "voice commands")] } ?? []
         // MARK: end of voice input
@@ -143,17 +142,18 @@ extension AppBuilder {
         let (intents, grammarProblem) = intentParser()
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
         // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
-        let (headings, headingContinuation) = AsyncStream<HeadingUpdate>.makeStream(bufferingPolicy: .bufferingNewest(4))
+        let (headings, headingContinuation) = AsyncStream<AssistantInput>.makeStream(bufferingPolicy: .bufferingNewest(4))
         let compassBus = options.systemBus ?? environment.systemBus ?? SensorProxyCompass.systemBusAddress
         let compass = options.noCompass ? nil : SensorProxyCompass(configuration: .init(busAddress: compassBus))
-        let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: feedContinuation,
-                                       headings: { headingContinuation.yield($0) })
+        let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: locationContinuation,
+                                       headings: { headingContinuation.yield(.heading($0)) })
         let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
                                   intents: intents,
                                   settings: LiveSettings(store: store, settings: loaded.settings, audio: audio.engine),
                                   headingControl: location.manager)
         if let voiceService {
             await assistant.processor.observeSleep { asleep in voiceService.setListeningState(asleep ? .asleep : .awake) }
+            assistant.observePositions { voiceService.userMoved(to: $0) }
         }
         let services: [ServiceGroupConfiguration.ServiceConfiguration] = [
             .init(service: location, successTerminationBehavior: .ignore, serviceName: location.description),

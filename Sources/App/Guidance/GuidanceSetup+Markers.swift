@@ -18,6 +18,8 @@ struct MarkerConversation: Sendable {
         case replaceMarker(existing: Marker, replacement: Marker)
         /// Make a new route of this name in place of `existing`.
         case replaceRoute(existing: Route)
+        /// Carry out `request`, whose new name the transcript gave, once the user said yes to it.
+        case confirmName(GuidanceRequest)
     }
 
     var question: Question?
@@ -128,7 +130,16 @@ extension GuidanceSetup {
                 conversation.update { $0.making?.draft = making.draft.reversed }
                 say(language("route.reversed", making.draft.name))
                 return .routeDraft(before: making)
+            case .confirmName(let waiting, let name):
+                conversation.update { $0.question = .confirmName(waiting) }
+                say(language(Self.confirmationKey(waiting), name))
+                return nil
             case .answer(let yes):
+                if case .confirmName(let waiting)? = conversation.value.question {
+                    conversation.update { $0.question = nil }
+                    guard yes else { say(language("name.not_saved")); return nil }
+                    return await carryOutMarkersAndRoutes(waiting, user: user)
+                }
                 return try answer(yes: yes, location: here)
             default:
                 return nil
@@ -285,7 +296,16 @@ extension GuidanceSetup {
         return true
     }
 
-    // MARK: "replace it" and "keep it"
+    // MARK: "replace it" and "keep it", "yes" and "no"
+
+    /// The question that reads back a heard name: "Save as 'my dentist'? Say 'yes, save it' or 'no, keep it'."
+    static func confirmationKey(_ request: GuidanceRequest) -> String {
+        switch request {
+        case .renameMarker: "name.confirm_rename"
+        case .newRoute: "name.confirm_route"
+        default: "name.confirm_marker"
+        }
+    }
 
     private func answer(yes: Bool, location: Coordinate?) throws -> GuidanceChange? {
         let question = conversation.update { c -> MarkerConversation.Question? in
@@ -306,6 +326,8 @@ extension GuidanceSetup {
         case .replaceRoute(let existing):
             guard yes else { say(language("route.kept", existing.name)); return nil }
             return startMaking(RouteMaking(draft: RouteDraft(name: existing.name), replacing: existing))
+        case .confirmName:
+            return nil   // answered by the caller
         }
     }
 

@@ -5,6 +5,7 @@ import Foundation
 import Geo
 import Guidance
 import MapData
+import Speech
 
 /// What a beacon, marker or route command asks of the Guidance stage (from ``CommandMap``).
 public enum GuidanceRequest: Sendable, Equatable {
@@ -43,8 +44,10 @@ public enum GuidanceRequest: Sendable, Equatable {
     case addMarkerToRoute(name: String)
     case saveRoute
     case reverseRoute
-    /// "Replace it" or "keep it": the answer to the question the last change asked.
+    /// "Replace it" or "keep it", "yes" or "no": the answer to the question the last change asked.
     case answer(yes: Bool)
+    /// A change whose new name came from the transcript: the name is read back, and the change waits for "yes".
+    indirect case confirmName(GuidanceRequest, name: String)
 }
 
 /// A change a guidance command made, kept so that "undo" can take it back.
@@ -337,7 +340,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         case .beaconOffDistance(let meters):
             await manager.setBeaconOffDistance(meters ?? -1)
         case .saveMarker, .deleteMarker, .renameMarker, .saveBeaconAsMarker, .addNote, .nudgeMarker, .listMarkers, .newRoute,
-             .addPlaceToRoute, .addMarkerToRoute, .saveRoute, .reverseRoute, .answer:
+             .addPlaceToRoute, .addMarkerToRoute, .saveRoute, .reverseRoute, .answer, .confirmName:
             return await carryOutMarkersAndRoutes(request, user: user)
         case .takeMeTo(let place):
             guard let here else { say(language("plan.no_location")); return nil }
@@ -348,6 +351,12 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
                 self.planner.set(planner)
                 let plan = try GuidanceCommands.takeMeTo(placeName: place, from: here, heading: heading, map: map, planner: planner,
                                                          language: language, settings: settings, markers: store?.markers, kinds: kinds)
+                // A name matched loosely (a transcript's spelling, a kind, another name of the place) is read back with
+                // where it is, so that a wrong match is heard before the walk starts.
+                if SlotPhrase.spokenWords(plan.place.name) != SlotPhrase.spokenWords(place) {
+                    say(language("plan.found", plan.place.name, language.distance(here.distance(to: plan.place.coordinate)),
+                                 language.direction(from: here, to: plan.place.coordinate, heading: nil)))
+                }
                 say(plan.summary)
                 await start(RouteGuidanceBehavior(planned: plan, language: language, settings: settings, delegate: self,
                                                   currentLanguage: liveLanguage), processor: processor)

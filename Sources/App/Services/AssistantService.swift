@@ -3,23 +3,24 @@ import Location
 import Logging
 import ServiceLifecycle
 
-/// Runs the assistant: greets, then feeds location events and commands into its pipeline as they come, until
-/// the user quits, the input ends with nothing left to do, or the service group shuts down.
+/// Runs the assistant: greets, then hands it its inputs (``AssistantInput``) as they come, until the user quits, the
+/// input ends with nothing left to do, or the service group shuts down. Three lanes, so that a command waiting for the
+/// first fix does not hold the fixes up: commands (spoken, typed, control socket), locations, headings.
 public struct AssistantService: Service {
     let assistant: Assistant
     let greeting: String
-    let locations: AsyncStream<PositionEvent>
-    let commands: AsyncStream<String>
+    let locations: AsyncStream<AssistantInput>
+    let commands: AsyncStream<AssistantInput>
     /// Headings from the location stage, when it has heading sources.
-    let headings: AsyncStream<HeadingUpdate>?
+    let headings: AsyncStream<AssistantInput>?
     /// Stop when a simulated walk ends (for demos and tests).
     let stopAtEndOfWalk: Bool
     /// Ends the command input (finishes the stream `commands` reads): called when the walk ends and the run is to
     /// stop, so that the commands already given are handled before it does, and later ones are not taken.
     let endCommands: @Sendable () -> Void
 
-    public init(assistant: Assistant, greeting: String, locations: AsyncStream<PositionEvent>,
-                commands: AsyncStream<String>, headings: AsyncStream<HeadingUpdate>? = nil, stopAtEndOfWalk: Bool,
+    public init(assistant: Assistant, greeting: String, locations: AsyncStream<AssistantInput>,
+                commands: AsyncStream<AssistantInput>, headings: AsyncStream<AssistantInput>? = nil, stopAtEndOfWalk: Bool,
                 endCommands: @escaping @Sendable () -> Void = {}) {
         self.assistant = assistant
         self.greeting = greeting
@@ -38,9 +39,9 @@ public struct AssistantService: Service {
         let (handled, allHandled) = AsyncStream<Never>.makeStream()
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await event in self.locations.cancelOnGracefulShutdown() {
-                    await assistant.handle(event)
-                    if event == .walkEnded && stopAtEndOfWalk {
+                for await input in self.locations.cancelOnGracefulShutdown() {
+                    _ = await assistant.handle(input)
+                    if case .location(.walkEnded) = input, stopAtEndOfWalk {
                         // Commands typed or said before the end are answered, not dropped: no more are taken,
                         // and the run ends once those already given are handled.
                         self.endCommands()
@@ -51,15 +52,15 @@ public struct AssistantService: Service {
             }
             if let headings = self.headings {
                 group.addTask {
-                    for await update in headings.cancelOnGracefulShutdown() { await assistant.handle(update) }
+                    for await input in headings.cancelOnGracefulShutdown() { _ = await assistant.handle(input) }
                     // The location stage ended (a walk, or shutdown): wait for the others.
                     try? await gracefulShutdown()
                 }
             }
             group.addTask {
                 defer { allHandled.finish() }
-                for await line in self.commands.cancelOnGracefulShutdown() {
-                    if await !assistant.handle(command: line) { return }
+                for await input in self.commands.cancelOnGracefulShutdown() {
+                    if await !assistant.handle(input) { return }
                 }
                 allHandled.finish()
                 // End of input: keep following the location until shutdown.

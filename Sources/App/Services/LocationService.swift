@@ -18,8 +18,8 @@ public enum LocationSource: Sendable, Equatable {
 /// the heading sources (a head tracker over OpenTrack UDP when asked for), whose output is passed on to the
 /// assistant:
 ///
-/// * fixes (filtered: NaN, negative accuracy, impossible jumps dropped), "GPS signal lost" and its return as
-///   ``PositionEvent``s, each loss once;
+/// * fixes (filtered: NaN, negative accuracy, impossible jumps dropped), each with the manager's motion state and
+///   headings at that moment, "GPS signal lost" and its return as ``PositionEvent``s, each loss once;
 /// * headings (spec §2.2: one per consumer) to `headings`, as they change;
 /// * the end of a replayed walk as ``PositionEvent/walkEnded``.
 ///
@@ -27,7 +27,7 @@ public enum LocationSource: Sendable, Equatable {
 public struct LocationService: Service, CustomStringConvertible {
     public let manager: GeolocationManager<ContinuousClock>
     public let source: LocationSource
-    private let continuation: AsyncStream<PositionEvent>.Continuation
+    private let continuation: AsyncStream<AssistantInput>.Continuation
     private let headings: @Sendable (HeadingUpdate) async -> Void
     private let logger: Logger
 
@@ -36,7 +36,7 @@ public struct LocationService: Service, CustomStringConvertible {
     ///   - compass: a device compass (iio-sensor-proxy over D-Bus), read when it is there.
     ///   - headings: called with every change of the resolved headings.
     public init(source: LocationSource, headTracker: OpenTrackReceiver? = nil, compass: (any HeadingProvider)? = nil,
-                continuation: AsyncStream<PositionEvent>.Continuation,
+                continuation: AsyncStream<AssistantInput>.Continuation,
                 headings: @escaping @Sendable (HeadingUpdate) async -> Void,
                 logger: Logger = Logger(label: "soundscape.location")) {
         self.source = source
@@ -82,12 +82,21 @@ public struct LocationService: Service, CustomStringConvertible {
             group.addTask {
                 var relay = SignalRelay()
                 for await event in updates {
-                    for position in relay.positions(for: event) { continuation.yield(position) }
+                    for position in relay.positions(for: event) {
+                        // The fix goes with how the user moves and where they face, as the location stage has them now.
+                        if case .update(var update) = position {
+                            update.motion = await manager.motion
+                            update.headings = await manager.currentHeadings
+                            continuation.yield(.location(.update(update)))
+                        } else {
+                            continuation.yield(.location(position))
+                        }
+                    }
                 }
                 // The manager ends when every provider has ended: with a replay, that is the end of the walk.
                 if isReplay && !Task.isCancelled && !Task.isShuttingDownGracefully {
                     logger.info("location: the simulated walk ended")
-                    continuation.yield(.walkEnded)
+                    continuation.yield(.location(.walkEnded))
                 }
             }
             group.addTask {

@@ -4,9 +4,9 @@ import ServiceLifecycle
 /// Reads typed commands, one a line, from standard input, for keyboard users and for when there is no
 /// microphone. Reading blocks, so it happens on its own thread; the lines come out of a stream.
 public struct TerminalCommands: Service {
-    private let continuation: AsyncStream<String>.Continuation
+    private let continuation: AsyncStream<AssistantInput>.Continuation
 
-    public init(continuation: AsyncStream<String>.Continuation) {
+    public init(continuation: AsyncStream<AssistantInput>.Continuation) {
         self.continuation = continuation
     }
 
@@ -14,7 +14,7 @@ public struct TerminalCommands: Service {
         let continuation = self.continuation
         let thread = Thread {
             while let line = readLine(strippingNewline: true) {
-                continuation.yield(line)
+                continuation.yield(.typed(line))
             }
             continuation.finish()
         }

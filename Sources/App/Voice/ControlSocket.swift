@@ -5,12 +5,14 @@ import Glibc
 #endif
 
 /// A Unix control socket for push-to-talk, so any desktop keybinding can drive the assistant:
-/// `soundscape ptt press|release|toggle|cancel` connects, sends one line ("press\n") and reads "ok".
+/// `soundscape ptt press|release|toggle|cancel` connects, sends one line ("press\n") and reads "ok". A line
+/// "command where am i" gives the assistant a command written out, as if typed.
 /// The socket lives in `$XDG_RUNTIME_DIR/soundscape/control.sock` and only its owner may use it (0600).
 public final class ControlSocket: @unchecked Sendable {
     public let path: String
     private let fd: Int32
     private let handler: @Sendable (PushToTalk) -> Void
+    private let command: (@Sendable (String) -> Void)?
     private let lock = NSLock()
     private var closed = false
 
@@ -19,9 +21,12 @@ public final class ControlSocket: @unchecked Sendable {
     }
 
     /// Binds and starts answering on a thread of its own.
-    public init(path: String, handler: @escaping @Sendable (PushToTalk) -> Void) throws {
+    /// - Parameter command: told the words of a "command …" line; nil: such lines are refused.
+    public init(path: String, command: (@Sendable (String) -> Void)? = nil,
+                handler: @escaping @Sendable (PushToTalk) -> Void) throws {
         self.path = path
         self.handler = handler
+        self.command = command
         let dir = (path as NSString).deletingLastPathComponent
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         // A socket left by a program that crashed: remove it unless someone still answers on it.
@@ -72,6 +77,9 @@ public final class ControlSocket: @unchecked Sendable {
             let reply: String
             if line == "status" {
                 reply = "ok listening\n"
+            } else if line.hasPrefix("command "), let command {
+                command(String(line.dropFirst("command ".count)))
+                reply = "ok\n"
             } else if let action = PushToTalk(rawValue: line.replacingOccurrences(of: "ptt ", with: "")) {
                 handler(action)
                 reply = "ok\n"

@@ -40,22 +40,18 @@ public struct VoiceInputOptions: Sendable {
 /// input-device key, the terminal (an empty line toggles listening) or the wake word; the recognizer with
 /// the places near the user in its grammar; earcons on press, recognition and rejection.
 ///
-/// Recognized commands come out of ``commands`` and go to `deliver` (the words, for the typed-command
-/// stream of `soundscape run`).
+/// Recognized commands go to the assistant's input as they were decided (``AssistantInput/spoken(_:)``), with both
+/// recognizers' evidence; nothing is turned back into words.
 public final class VoiceService: Service, @unchecked Sendable {
-    public let commands: AsyncStream<RecognizedCommand>
-    private let commandContinuation: AsyncStream<RecognizedCommand>.Continuation
+    private let commands: AsyncStream<AssistantInput>.Continuation
     public let listener: CommandListener
     public let socket: ControlSocket
     private let key: EvdevKey?
     private let places: NearbyPlaceNames?
     private let extraSources: [any SlotSource]
     private let grammarWatch: GrammarWatch
-    private let deliver: @Sendable (RecognizedCommand) -> Void
     private let earcon: @Sendable (Earcon) async -> Void
     private let logger = Logger(label: "soundscape.voice")
-    private let positions: (stream: AsyncStream<PositionEvent>, continuation: AsyncStream<PositionEvent>.Continuation)
-    private let forwardPositions = Mutex<AsyncStream<PositionEvent>.Continuation?>(nil)
     /// The microphone's cepstral mean, kept between runs under its source name.
     private let adaptation: MicrophoneAdaptationStore
     /// Why the kept adaptation could not be used (a damaged file), for the program to say; nil when all is well.
@@ -68,7 +64,8 @@ public final class VoiceService: Service, @unchecked Sendable {
 
     /// - Parameters:
     ///   - map: for the names of places near the user (`$places`).
-    ///   - position: where the user is, when fixed (`--at`); otherwise positions come through ``positionInput(forwardingTo:)``.
+    ///   - position: where the user is, when fixed (`--at`); later positions come through ``userMoved(to:)``.
+    ///   - commands: the assistant's input, where recognized commands go.
     ///   - slotSources: markers and routes, when the program has them.
     ///   - microphoneChanged: told once when the microphone goes away and once when one records again (by default
     ///     printed, the loss as a "Problem:"); give the assistant's output to have it spoken as well.
@@ -77,7 +74,7 @@ public final class VoiceService: Service, @unchecked Sendable {
     public init(paths: ProjectPaths, options: VoiceInputOptions, map: SpatialDataView?, position: Coordinate?,
                 slotSources: [any SlotSource] = [],
                 secondRecognizer: (secondOpinion: SecondOpinion?, problem: String?) = (nil, nil),
-                deliver: @escaping @Sendable (RecognizedCommand) -> Void,
+                commands: AsyncStream<AssistantInput>.Continuation,
                 earcon: @escaping @Sendable (Earcon) async -> Void,
                 speak: @escaping @Sendable (String) async -> Void = { printReply($0) },
                 microphoneChanged: @escaping @Sendable (PulseMicrophone.MicrophoneChange) -> Void = VoiceService.printMicrophoneChange) throws {
@@ -137,16 +134,15 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         attached.listener = listener
         let listener = self.listener
-        socket = try ControlSocket(path: options.controlSocket) { listener.send($0) }
+        socket = try ControlSocket(path: options.controlSocket,
+                                   command: { commands.yield(.control(.command($0))) }) { listener.send($0) }
         key = try options.keyDevice.map { try EvdevKey(device: $0, key: options.keyCode) { listener.send($0) } }
         places = map.map { NearbyPlaceNames(map: $0) }
         if let position { places?.move(to: position) }
         extraSources = slotSources + (map.map { [LandmarkNames(map: $0)] } ?? [])
         grammarWatch = recognizer.grammarWatch
-        self.deliver = deliver
+        self.commands = commands
         self.earcon = earcon
-        (commands, commandContinuation) = AsyncStream<RecognizedCommand>.makeStream(bufferingPolicy: .bufferingNewest(16))
-        positions = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// Prints a microphone change: the loss as a problem, the return as a plain line.
@@ -171,20 +167,18 @@ public final class VoiceService: Service, @unchecked Sendable {
     /// Push-to-talk from code (tests, the terminal).
     public func send(_ action: PushToTalk) { listener.send(action) }
 
-    /// A continuation to give the location feed: positions pass through to `next` and keep the place
-    /// names of the grammar current.
-    public func positionInput(forwardingTo next: AsyncStream<PositionEvent>.Continuation) -> AsyncStream<PositionEvent>.Continuation {
-        forwardPositions.withLock { $0 = next }
-        return positions.continuation
+    /// The user is here now (the assistant tells it of each fix): the names of places nearby follow at the next refresh.
+    public func userMoved(to position: Coordinate) {
+        places?.move(to: position)
     }
 
     /// A continuation to give the terminal reader: an empty line toggles listening, other lines pass to `next`.
-    public func terminalInput(forwardingTo next: AsyncStream<String>.Continuation) -> AsyncStream<String>.Continuation {
-        let (stream, continuation) = AsyncStream<String>.makeStream()
+    public func terminalInput(forwardingTo next: AsyncStream<AssistantInput>.Continuation) -> AsyncStream<AssistantInput>.Continuation {
+        let (stream, continuation) = AsyncStream<AssistantInput>.makeStream()
         let listener = self.listener
         Task {
-            for await line in stream {
-                if line.trimmingCharacters(in: .whitespaces).isEmpty { listener.send(.toggle) } else { next.yield(line) }
+            for await input in stream {
+                if case .typed(let line) = input, line.trimmingCharacters(in: .whitespaces).isEmpty { listener.send(.toggle) } else { next.yield(input) }
             }
             next.finish()
         }
@@ -197,7 +191,6 @@ public final class VoiceService: Service, @unchecked Sendable {
         await refreshSlots(force: true)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.handleEvents() }
-            group.addTask { await self.pumpPositions() }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: .seconds(2))
@@ -210,11 +203,12 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         listener.stop()
         socket.shutdown()
-        commandContinuation.finish()
     }
 
     private func handleEvents() async {
         var released = false
+        // Both recognizers' report comes just before the command it decided.
+        var evidence: TwoRecognizerReport?
         for await event in listener.events {
             switch event {
             case .listening(let byWakeWord):
@@ -225,19 +219,22 @@ public final class VoiceService: Service, @unchecked Sendable {
                 released = true
                 await earcon(.listeningStop)
             case .checked(let report):
+                evidence = report
                 logger.info("voice: PocketSphinx heard \"\(report.firstText)\" (\(String(format: "%.2f", report.firstConfidence))), the second recognizer \(report.transcript.map { "wrote \"\($0)\", snapped to \"\(report.snapped ?? "")\" (distance \(report.snapDistance.map { String(format: "%.2f", $0) } ?? "-"))" } ?? "was not asked\(report.problem.map { " (\($0))" } ?? "")"): \(report.decision.outcome.rawValue), \(report.decision.reason)")
             case .recognized(let command, let latency):
                 logger.info("voice: heard \"\(command.words)\" → \(command.intent) \(command.slots) confidence \(String(format: "%.2f", command.confidence)), \(Int(latency.voiceMilliseconds)) ms after release")
                 if !released { await earcon(.listeningStop) }
                 released = false
-                commandContinuation.yield(command)
-                deliver(command)
+                commands.yield(.spoken(SpokenCommand(command, evidence: evidence)))
+                evidence = nil
             case .rejected(let result, let latency):
                 released = false
+                evidence = nil
                 logger.info("voice: not understood (\(result.rejection ?? "")\(result.text.isEmpty ? "" : ", heard \"\(result.text)\""), \(Int(latency.voiceMilliseconds)) ms)")
                 await earcon(.invalidFunction)
             case .askAgain(let report, let latency):
                 released = false
+                evidence = nil
                 logger.info("voice: asking again (\(report.decision.reason)), \(Int(latency.voiceMilliseconds)) ms")
                 await earcon(.invalidFunction)
                 await speak("Say that again?")
@@ -248,14 +245,6 @@ public final class VoiceService: Service, @unchecked Sendable {
             }
             if Task.isCancelled { return }
         }
-    }
-
-    private func pumpPositions() async {
-        for await event in positions.stream {
-            if case .fix(let fix) = event { places?.move(to: fix.coordinate) }
-            _ = forwardPositions.withLock { $0?.yield(event) }
-        }
-        forwardPositions.withLock { $0?.finish() }
     }
 
     private let revisions = Mutex<[String: Int]>([:])

@@ -10,7 +10,7 @@ public struct LocationUpdatedEvent: StateChangedEvent {
     public var fix: LocationFix
     /// Headings from the heading sources; nil lets the pipeline take the GPS course while walking.
     public var headings: Headings?
-    /// How the user moves; nil lets the pipeline classify it from the GPS speed.
+    /// How the user moves, as the location stage classified it; nil: not known (the last state holds).
     public var motion: MotionState?
     /// Street Preview's virtual walker, which jumps from place to place: the generators' "5 s since the last
     /// update" waits do not apply, and places are called out from 10 m farther (spec §3.2).

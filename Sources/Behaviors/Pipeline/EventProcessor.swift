@@ -24,7 +24,6 @@ public actor EventProcessor {
     private let root: Behavior
     private var active: Behavior
     private var user = UserState()
-    private var motion = MotionClassifier<PipelineInstant>()
 
     private enum Sleep: Equatable {
         case awake
@@ -152,11 +151,8 @@ public actor EventProcessor {
 
     private func updateUser(with event: LocationUpdatedEvent) {
         user.fix = event.fix
-        if let state = event.motion {
-            user.motion = state
-        } else if let speed = event.fix.speed {
-            user.motion = motion.update(speed: speed, at: PipelineInstant(date: clock.now))
-        }
+        // The location stage classifies motion; an update without it leaves what was known.
+        if let state = event.motion { user.motion = state }
         user.headings = event.headings.map { Self.adjusted($0, motion: user.motion) }
             ?? Headings.fromCourse(of: event.fix, motion: user.motion)
     }

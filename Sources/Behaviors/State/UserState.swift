@@ -53,14 +53,3 @@ public struct UserState: Sendable {
                       accuracy: accuracy, inVehicle: inVehicle)
     }
 }
-
-/// An instant of the pipeline clock, so that the Location stage's `MotionClassifier` runs on simulated time.
-struct PipelineInstant: InstantProtocol {
-    var date: Date
-    func advanced(by duration: Duration) -> PipelineInstant {
-        let (s, atto) = duration.components
-        return PipelineInstant(date: date.addingTimeInterval(Double(s) + Double(atto) / 1e18))
-    }
-    func duration(to other: PipelineInstant) -> Duration { .seconds(other.date.timeIntervalSince(date)) }
-    static func < (a: PipelineInstant, b: PipelineInstant) -> Bool { a.date < b.date }
-}

@@ -141,6 +141,42 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         return with
     }
 
+    /// Slots whose value may be any name at all: a place anywhere in the map (the live vocabulary holds only the names
+    /// nearby and the landmarks) or a name the user makes up. When both recognizers heard the same command around it,
+    /// the transcript's own words for it go into the "text" slot, however far they are from every listed value.
+    public static let openSlots: [Intent: String] = [.takeMeTo: "place", .setBeacon: "place", .saveMarker: "name",
+                                                     .saveBeaconMarker: "name", .renameMarker: "new_name", .newRoute: "name"]
+
+    /// The command PocketSphinx heard, with the transcript's words for its open slot, when the transcript's nearest
+    /// sentence is the same command and their words around the slot are the same (one word in four may differ: "set the beacon on"), but the slot's value differs (a name
+    /// outside the vocabulary, which PocketSphinx could only hear as the nearest name it knew). Nil otherwise.
+    static func openName(first: FirstOpinion, second: Snap) -> RecognizerDecision? {
+        guard let heard = first.command ?? first.heard, let intent = heard.knownIntent, let slot = openSlots[intent],
+              let snapped = second.command, snapped.intent == heard.intent,
+              let written = second.written[slot]?.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)),
+              !written.isEmpty else { return nil }
+        let writtenWords = IntentParser.tokens(written).map(\.word)
+        let value = snapped.slots[slot].map { IntentParser.tokens($0).map(\.word) } ?? []
+        // Agreeing on the listed value is the ordinary agreement, decided below.
+        guard writtenWords != value, let frameHeard = removing(writtenWords, from: second.heard),
+              let frameSentence = removing(value, from: second.sentence), !frameSentence.isEmpty,
+              GrammarSnapper.wordDistance(frameHeard, frameSentence) <= 0.25 else { return nil }
+        var command = heard
+        command.slots["text"] = written
+        return RecognizerDecision(outcome: .agreed, command: command,
+                                  reason: "both heard \(intent.rawValue); the name is the transcript's \"\(written)\"")
+    }
+
+    /// `words` without the last run of `part` in it; nil when `part` is not there.
+    private static func removing(_ part: [String], from words: [String]) -> [String]? {
+        guard !part.isEmpty else { return words }
+        guard part.count <= words.count else { return nil }
+        for start in stride(from: words.count - part.count, through: 0, by: -1) where Array(words[start..<start + part.count]) == part {
+            return Array(words[..<start] + words[(start + part.count)...])
+        }
+        return nil
+    }
+
     static func undoesAnother(_ c: RecognizedCommand) -> Bool {
         guard let intent = c.knownIntent else { return true }   // unknown: be as careful as with the worst
         return !intent.opposites.isEmpty
@@ -170,6 +206,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         if first.noSpeech || first.text.isEmpty {
             return RecognizerDecision(outcome: .rejected, command: nil, reason: first.rejection ?? "nothing heard")
         }
+        if let opened = openName(first: first, second: second) { return opened }
         let transcript = "\"\(second.heard.joined(separator: " "))\""
         let distance = String(format: "%.2f", second.distance)
         let unsure = (transcriptLogProbability ?? -.infinity) < thresholds.sureTranscript
