@@ -1,0 +1,267 @@
+import App
+import Foundation
+import Speech
+
+/// The two-recognizer decision measured as `soundscape run` makes it (PocketSphinx streamed in 20 ms chunks, its
+/// final result, then ``SecondOpinion/decide(samples:first:state:)`` on the utterance's audio), on voices of three
+/// synthesizers: espeak-ng, on which the decision's thresholds were chosen, and festival and Piper, held out and
+/// reported each on its own. Every command of the grammars (slot values included), everyday and near-miss sentences,
+/// clean, in the city ambience and in a crowd of other voices at 20, 10 and 5 dB.
+enum RecognizerBench {
+    struct Options {
+        /// A small subset (a few voices, the commands that undo another and a handful more, fewer conditions) for quick
+        /// before/after comparisons.
+        var quick = false
+        /// Take every n-th command of the grammars (1: all).
+        var stride = 1
+    }
+
+    enum Noise: String { case ambience = "ambience", crowd = "crowd" }
+    struct Condition: Hashable, Comparable {
+        var noise: Noise?
+        var snr: Double?
+        var label: String { noise.map { "\(Int(snr ?? 0)) dB \($0.rawValue)" } ?? "clean" }
+        static func < (a: Condition, b: Condition) -> Bool { (a.snr ?? 99, a.noise?.rawValue ?? "") > (b.snr ?? 99, b.noise?.rawValue ?? "") }
+    }
+
+    /// Sentences that come close to a command, most of them to one that undoes another ("turn on the lights").
+    static let nearMisses = [
+        "turn on the lights", "turn off the lights", "switch off the radio", "turn the music on", "mute the television",
+        "unmute your microphone", "speak to me", "make it louder please", "it is too quiet here", "slow down a little",
+        "go faster", "the callouts were helpful", "where is the beacon shop", "stop talking to me", "start the car",
+        "put your phone on silent", "i use the metric system at work", "wake me up at seven", "go to sleep now", "what is around the corner",
+    ]
+
+    struct Outcome {
+        var voice: BenchVoice
+        var condition: Condition
+        var text: String
+        var expected: RecognizedCommand?
+        var taken: RecognizedCommand?
+        var decision: RecognizerDecision.Outcome?
+        var firstAlone: RecognizedCommand?
+        var latency: Double
+    }
+
+    static func same(_ a: RecognizedCommand?, _ b: RecognizedCommand?) -> Bool {
+        guard let a, let b else { return false }
+        return a.intent == b.intent && a.slots.filter { $0.key != "text" } == b.slots.filter { $0.key != "text" }
+    }
+
+    static func opposite(_ expected: RecognizedCommand?, _ taken: RecognizedCommand?) -> Bool {
+        guard let e = expected?.knownIntent, let t = taken?.knownIntent else { return false }
+        return e.opposites.contains(t)
+    }
+
+    static func voices(quick: Bool, piperModel: String?) -> [BenchVoice] {
+        var all: [BenchVoice] = [
+            BenchVoice(synthesizer: .espeak, voice: "en-us", rate: 160, label: "espeak-ng en-us"),
+            BenchVoice(synthesizer: .espeak, voice: "en+f2", rate: 145, label: "espeak-ng en+f2"),
+            BenchVoice(synthesizer: .espeak, voice: "en-gb-scotland", rate: 175, label: "espeak-ng en-gb-scotland"),
+            BenchVoice(synthesizer: .festival, voice: "voice_ked_diphone", rate: 0, label: "festival ked"),
+            BenchVoice(synthesizer: .festival, voice: "voice_cmu_us_slt_arctic_hts", rate: 0, label: "festival slt-hts"),
+            BenchVoice(synthesizer: .festival, voice: "voice_ked_diphone", rate: 0, namesVoice: "voice_suo_fi_lj_diphone",
+                       label: "festival ked + suopuhe-lj names"),
+            BenchVoice(synthesizer: .festival, voice: "voice_cmu_us_slt_arctic_hts", rate: 0, namesVoice: "voice_hy_fi_mv_diphone",
+                       label: "festival slt-hts + suopuhe-mv names"),
+        ]
+        if let piperModel {
+            all.append(BenchVoice(synthesizer: .piper, voice: piperModel, rate: 100, label: "piper joe"))
+            all.append(BenchVoice(synthesizer: .piper, voice: piperModel, rate: 80, label: "piper joe fast"))
+        }
+        if quick {
+            return all.filter { ["espeak-ng en-us", "festival slt-hts", "festival ked + suopuhe-lj names", "piper joe"].contains($0.label) }
+        }
+        return all
+    }
+
+    static func run(paths: ProjectPaths, synthesizer: EspeakSynthesizer, options: Options) throws -> [BenchFigure] {
+        let recognizer = try CommandRecognizer(paths: paths)
+        let voice = recognizer.recognizer
+        voice.keepsUtteranceAudio = true
+        let second = SecondRecognizer.load(paths: paths)
+        if let problem = second.problem { printError("bench: Problem: \(problem)") }
+        let corpus = VoiceCorpus(grammar: voice.grammar, synthesizer: synthesizer)
+        try voice.setPhrases(VoiceCorpus.helsinkiNames.map(SlotPhrase.init(name:)), for: "places")
+        try voice.setPhrases(VoiceCorpus.markerNames.map(SlotPhrase.init(name:)), for: "markers")
+        try voice.setPhrases(VoiceCorpus.routeNames.map(SlotPhrase.init(name:)), for: "routes")
+        let cache = try BenchSpeechCache(espeak: corpus, projectRoot: paths.home)
+        for s in BenchVoice.Synthesizer.allCases where !cache.available(s) {
+            printError("bench: \(s.rawValue) is not installed (bash scripts/bench-voices-setup); its voices are left out")
+        }
+        let voices = Self.voices(quick: options.quick, piperModel: cache.piperModel).filter { cache.available($0.synthesizer) }
+        let names = VoiceCorpus.helsinkiNames
+
+        // Commands: every phrasing of the grammars (another sampling of optional words and slot values per voice).
+        // Quick: one phrasing of each command that undoes another, and every 8th of the rest.
+        var commands: [BenchVoice: [(text: String, expected: RecognizedCommand)]] = [:]
+        for (n, v) in voices.enumerated() {
+            var list = corpus.phrasings(seed: UInt64(1000 + n)).map { (text: $0.text, expected: $0.expected) }
+            if v.namesVoice != nil { list = list.filter { p in names.contains { p.text.contains($0) } } }
+            if options.quick {
+                var seen = Set<String>()
+                list = list.enumerated().filter { k, p in
+                    let undoes = !(p.expected.knownIntent?.opposites.isEmpty ?? true)
+                    return undoes ? seen.insert(p.expected.intent).inserted : k % 8 == 0
+                }.map(\.element)
+                if v.namesVoice != nil { list = Array(list.prefix(8)) }
+            } else if options.stride > 1 {
+                list = list.enumerated().filter { $0.offset % options.stride == 0 }.map(\.element)
+            }
+            commands[v] = list
+        }
+        let ordinary = options.quick
+            ? stride(from: 0, to: VoiceCorpus.outOfGrammar.count, by: 12).map { VoiceCorpus.outOfGrammar[$0] } + nearMisses.prefix(10)
+            : VoiceCorpus.outOfGrammar + nearMisses
+        let ordinaryVoices = voices.filter { $0.namesVoice == nil }
+        var jobs: [(text: String, voice: BenchVoice)] = []
+        for v in voices { jobs += commands[v, default: []].map { ($0.text, v) } }
+        for v in ordinaryVoices { jobs += ordinary.map { ($0, v) } }
+        try cache.render(jobs, names: names)
+
+        var rng = SplitMix64(seed: 29)
+        let (ambience, ambienceName) = SpeechBench.streetNoise(paths: paths, rng: &rng)
+        // The crowd's voices: the everyday sentences of every voice, clean.
+        var babblePool: [(voice: BenchVoice, samples: [Float])] = []
+        for v in ordinaryVoices { for text in ordinary { babblePool.append((v, try cache.speech(text, v, names: names))) } }
+
+        /// Two to four other utterances (voices other than the speaker's, of the same and other synthesizers), each
+        /// looped from a random point, summed to the length of `speech` with its padding.
+        func crowd(for speaker: BenchVoice, length: Int) -> [Float] {
+            let others = babblePool.filter { $0.voice != speaker }
+            var out = [Float](repeating: 0, count: length)
+            let count = 2 + Int(rng.next() % 3)
+            for _ in 0..<count {
+                let talk = others[Int(rng.next() % UInt64(others.count))].samples
+                let gap = 3_200
+                let start = Int(rng.next() % UInt64(talk.count + gap))
+                for i in 0..<length {
+                    let k = (start + i) % (talk.count + gap)
+                    if k < talk.count { out[i] += talk[k] }
+                }
+            }
+            return out
+        }
+
+        let conditions: [Condition] = options.quick
+            ? [Condition(noise: nil, snr: nil), Condition(noise: .ambience, snr: 10), Condition(noise: .crowd, snr: 10), Condition(noise: .crowd, snr: 5)]
+            : [Condition(noise: nil, snr: nil)] + [20.0, 10, 5].flatMap { [Condition(noise: .ambience, snr: $0), Condition(noise: .crowd, snr: $0)] }
+
+        var outcomes: [Outcome] = []
+        func decide(_ samples: [Int16], state: ListeningState) throws -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double) {
+            try voice.setListeningState(state)
+            second.secondOpinion?.prepare(from: voice)
+            try voice.begin()
+            var i = 0
+            while i < samples.count {
+                try voice.process(samples[i..<min(i + 320, samples.count)])
+                i += 320
+            }
+            let release = ContinuousClock.now
+            let first = try voice.finish()
+            guard let opinion = second.secondOpinion else {
+                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds)
+            }
+            let report = opinion.decide(samples: voice.utteranceAudio, first: first, state: state)
+            let latency = (ContinuousClock.now - release).milliseconds
+            return (report.decision.command, report.decision.outcome, first.command, latency)
+        }
+        let started = ContinuousClock.now
+        var done = 0
+        let total = conditions.count * (voices.reduce(0) { $0 + commands[$1, default: []].count } + ordinaryVoices.count * ordinary.count)
+        printError("bench: \(total) utterances (\(voices.count) voices, \(conditions.count) conditions)…")
+        for condition in conditions {
+            for v in voices {
+                var items: [(String, RecognizedCommand?)] = commands[v, default: []].map { ($0.text, $0.expected) }
+                if v.namesVoice == nil { items += ordinary.map { ($0, nil) } }
+                for (text, expected) in items {
+                    let speech = try cache.speech(text, v, names: names)
+                    let noise: [Float]? = switch condition.noise {
+                    case .ambience: ambience
+                    case .crowd: crowd(for: v, length: speech.count + 9_600)
+                    case nil: nil
+                    }
+                    let audio = VoiceCorpus.finish(speech, noise: noise, snr: condition.snr, rng: &rng)
+                    let state = expected.flatMap { Intent(rawValue: $0.intent) }.map(ListeningState.expected) ?? .awake
+                    let (taken, outcome, alone, latency) = try decide(audio, state: state)
+                    outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
+                                            decision: outcome, firstAlone: alone, latency: latency))
+                    done += 1
+                    if done % 100 == 0 {
+                        printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
+                    }
+                }
+            }
+        }
+        return figures(outcomes, conditions: conditions, ambienceName: ambienceName, quick: options.quick, twoRecognizers: second.secondOpinion != nil)
+    }
+
+    static func figures(_ outcomes: [Outcome], conditions: [Condition], ambienceName: String, quick: Bool, twoRecognizers: Bool) -> [BenchFigure] {
+        var figures: [BenchFigure] = []
+        let tag = quick ? "ASR2 quick" : "ASR2"
+        func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
+        for synth in BenchVoice.Synthesizer.allCases {
+            let mine = outcomes.filter { $0.voice.synthesizer == synth }
+            guard !mine.isEmpty else { continue }
+            let held = synth != .espeak
+            let who = held ? "\(synth.rawValue) (held out)" : "\(synth.rawValue) (tuning)"
+            for condition in conditions {
+                let cmds = mine.filter { $0.condition == condition && $0.expected != nil }
+                let right = cmds.filter { same($0.expected, $0.taken) }.count
+                let name = "\(tag) \(who): commands right, \(condition.label) (\(cmds.count))"
+                let target: Double? = switch (condition.noise, condition.snr) {
+                case (nil, _): 98
+                case (_, 10): 95
+                case (_, 5): 90
+                default: nil
+                }
+                if held, let target { figures.append(.atLeast(name, pct(right, cmds.count), "%", target)) } else { figures.append(BenchFigure(name, pct(right, cmds.count), "%")) }
+            }
+            let clean = mine.filter { $0.condition.noise == nil && $0.expected != nil }
+            let refused = clean.filter { $0.taken == nil }.count
+            let name = "\(tag) \(who): real commands refused, clean (\(clean.count))"
+            figures.append(held ? .atMost(name, pct(refused, clean.count), "%", 2) : BenchFigure(name, pct(refused, clean.count), "%"))
+            let everyday = mine.filter { $0.expected == nil }
+            let rejected = everyday.filter { $0.taken == nil }.count
+            let oname = "\(tag) \(who): ordinary speech rejected, all conditions (\(everyday.count))"
+            figures.append(held ? .atLeast(oname, pct(rejected, everyday.count), "%", 97) : BenchFigure(oname, pct(rejected, everyday.count), "%"))
+        }
+        let opposite = outcomes.filter { opposite($0.expected, $0.taken) }
+        figures.append(.atMost("\(tag) commands taken with the opposite meaning, whole corpus (\(outcomes.count) utterances)", Double(opposite.count), "", 0))
+        let aloneOpposite = outcomes.filter { opposite($0.expected, $0.firstAlone) }.count
+        figures.append(BenchFigure("\(tag) … the same, PocketSphinx alone", Double(aloneOpposite), ""))
+        let latency = Percentiles(outcomes.map(\.latency))
+        let lname = "\(tag) release → intent (PocketSphinx final + \(twoRecognizers ? "Whisper + decision" : "nothing: no Whisper"))"
+        figures.append(.atMost("\(lname) p50", latency.at(50), "ms", 150))
+        figures.append(.atMost("\(lname) p95", latency.at(95), "ms", 400))
+
+        // What went wrong, most frequent first, per synthesizer: the next step starts here.
+        for synth in BenchVoice.Synthesizer.allCases {
+            let wrong = outcomes.filter { $0.voice.synthesizer == synth && $0.expected != nil && !same($0.expected, $0.taken) }
+            guard !wrong.isEmpty else { continue }
+            var byKind: [String: Int] = [:], byVoice: [String: Int] = [:], byIntent: [String: Int] = [:]
+            for o in wrong {
+                let got = o.taken.map { "took \($0.intent)\($0.intent == o.expected!.intent ? " (other slot)" : "")" } ?? (o.decision?.rawValue ?? "rejected")
+                byKind[got.hasPrefix("took") ? (got.hasSuffix("slot)") ? "wrong slot value" : "other command") : got, default: 0] += 1
+                byVoice[o.voice.label, default: 0] += 1
+                byIntent["\(o.expected!.intent) → \(o.taken?.intent ?? got)", default: 0] += 1
+            }
+            func top(_ d: [String: Int], _ n: Int) -> String {
+                d.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(n).map { "\($0.key) × \($0.value)" }.joined(separator: ", ")
+            }
+            printError("bench: \(synth.rawValue): \(wrong.count) commands not right — by kind: \(top(byKind, 6))\n  by voice: \(top(byVoice, 8))\n  by command: \(top(byIntent, 14))")
+            let byCondition = Dictionary(grouping: wrong, by: \.condition.label).mapValues(\.count)
+            printError("  by condition: \(top(byCondition, 8))")
+        }
+        for o in opposite {
+            printError("bench: OPPOSITE: \(o.voice.label), \(o.condition.label): \"\(o.text)\" → \(o.taken!.intent) (\(o.decision?.rawValue ?? ""))")
+        }
+        let accepted = outcomes.filter { $0.expected == nil && $0.taken != nil }
+        var acceptedBy: [String: Int] = [:]
+        for o in accepted { acceptedBy["\"\(o.text)\" → \(o.taken!.intent)", default: 0] += 1 }
+        printError("bench: ordinary speech taken as a command (\(accepted.count)): "
+                   + acceptedBy.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(15).map { "\($0.key) × \($0.value)" }.joined(separator: ", "))
+        for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
+        return figures
+    }
+}
