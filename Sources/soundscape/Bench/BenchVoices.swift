@@ -128,7 +128,8 @@ final class BenchSpeechCache {
             parts.append((target, files))
         }
         let scriptFile = "\(directory)/festival-\(getpid()).scm"
-        try script.write(toFile: scriptFile, atomically: true, encoding: .utf8)
+        // festival reads ISO-8859-1 (the Finnish voices' "ä" and "ö", "é" of "Café").
+        try script.data(using: .isoLatin1, allowLossyConversion: true)!.write(to: URL(fileURLWithPath: scriptFile))
         defer { try? FileManager.default.removeItem(atPath: scriptFile) }
         guard Self.run(["festival", "-b", scriptFile]) else { throw BenchVoiceError(description: "festival failed on \(scriptFile) (voice \(voice.voice))") }
         for (target, files) in parts {

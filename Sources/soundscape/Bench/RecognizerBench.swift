@@ -1,4 +1,5 @@
 import App
+import Audio
 import Foundation
 import Speech
 
@@ -41,6 +42,10 @@ enum RecognizerBench {
         var decision: RecognizerDecision.Outcome?
         var firstAlone: RecognizedCommand?
         var latency: Double
+        /// What the decision was made from, to make it again with other thresholds (the fit).
+        var first: FirstOpinion
+        var snap: Snap?
+        var logProbability: Double?
     }
 
     static func same(_ a: RecognizedCommand?, _ b: RecognizedCommand?) -> Bool {
@@ -103,10 +108,10 @@ enum RecognizerBench {
                 list = list.enumerated().filter { k, p in
                     let undoes = !(p.expected.knownIntent?.opposites.isEmpty ?? true)
                     return undoes ? seen.insert(p.expected.intent).inserted : k % 8 == 0
-                }.map(\.element)
+                }.map { $0.element }
                 if v.namesVoice != nil { list = Array(list.prefix(8)) }
             } else if options.stride > 1 {
-                list = list.enumerated().filter { $0.offset % options.stride == 0 }.map(\.element)
+                list = list.enumerated().filter { $0.offset % options.stride == 0 }.map { $0.element }
             }
             commands[v] = list
         }
@@ -147,8 +152,24 @@ enum RecognizerBench {
             ? [Condition(noise: nil, snr: nil), Condition(noise: .ambience, snr: 10), Condition(noise: .crowd, snr: 10), Condition(noise: .crowd, snr: 5)]
             : [Condition(noise: nil, snr: nil)] + [20.0, 10, 5].flatMap { [Condition(noise: .ambience, snr: $0), Condition(noise: .crowd, snr: $0)] }
 
+        // For the fit: the same snap as the second opinion's (its grammar as listened for in each state, the speech
+        // model's dictionary and the recognizer's generated pronunciations), to decide again with other thresholds.
+        let dictionary = try PhoneDictionary(contentsOf: AcousticModel.debianEnglish.dictionary,
+                                             extra: (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? [])
+        var snappers: [ListeningState: GrammarSnapper] = [:], snapperGeneration = -1
+        func snapper(_ state: ListeningState) -> GrammarSnapper {
+            if snapperGeneration != voice.grammarGeneration { snappers = [:]; snapperGeneration = voice.grammarGeneration }
+            if let s = snappers[state] { return s }
+            let s = GrammarSnapper(grammar: voice.grammar.restricted(to: state.admits) ?? voice.grammar,
+                                   dictionary: dictionary.adding(voice.generatedPronunciations))
+            snappers[state] = s
+            return s
+        }
+        var mismatches = 0
+
         var outcomes: [Outcome] = []
-        func decide(_ samples: [Int16], state: ListeningState) throws -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double) {
+        func decide(_ samples: [Int16], state: ListeningState) throws
+            -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double, FirstOpinion, Snap?, Double?) {
             try voice.setListeningState(state)
             second.secondOpinion?.prepare(from: voice)
             try voice.begin()
@@ -160,11 +181,16 @@ enum RecognizerBench {
             let release = ContinuousClock.now
             let first = try voice.finish()
             guard let opinion = second.secondOpinion else {
-                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds)
+                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds, FirstOpinion(first), nil, nil)
             }
             let report = opinion.decide(samples: voice.utteranceAudio, first: first, state: state)
             let latency = (ContinuousClock.now - release).milliseconds
-            return (report.decision.command, report.decision.outcome, first.command, latency)
+            let snap = report.transcript.map { snapper(state).snap($0) }
+            if let snap, RecognizerDecision.decide(first: FirstOpinion(first), second: snap, transcriptLogProbability: report.transcriptLogProbability,
+                                                   thresholds: opinion.thresholds).outcome != report.decision.outcome {
+                mismatches += 1
+            }
+            return (report.decision.command, report.decision.outcome, first.command, latency, FirstOpinion(first), snap, report.transcriptLogProbability)
         }
         let started = ContinuousClock.now
         var done = 0
@@ -183,9 +209,10 @@ enum RecognizerBench {
                     }
                     let audio = VoiceCorpus.finish(speech, noise: noise, snr: condition.snr, rng: &rng)
                     let state = expected.flatMap { Intent(rawValue: $0.intent) }.map(ListeningState.expected) ?? .awake
-                    let (taken, outcome, alone, latency) = try decide(audio, state: state)
+                    let (taken, outcome, alone, latency, first, snap, logProbability) = try decide(audio, state: state)
                     outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
-                                            decision: outcome, firstAlone: alone, latency: latency))
+                                            decision: outcome, firstAlone: alone, latency: latency,
+                                            first: first, snap: snap, logProbability: logProbability))
                     done += 1
                     if done % 100 == 0 {
                         printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
@@ -193,7 +220,73 @@ enum RecognizerBench {
                 }
             }
         }
-        return figures(outcomes, conditions: conditions, ambienceName: ambienceName, quick: options.quick, twoRecognizers: second.secondOpinion != nil)
+        if mismatches > 0 { printError("bench: the fit's re-decision differs from the second opinion's on \(mismatches) utterances") }
+        var result = figures(outcomes, conditions: conditions, ambienceName: ambienceName, quick: options.quick, twoRecognizers: second.secondOpinion != nil)
+        if second.secondOpinion != nil { result += fit(outcomes, conditions: conditions, quick: options.quick) }
+        return result
+    }
+
+    /// The decision made again from the same two opinions with other thresholds.
+    static func redecide(_ o: Outcome, _ t: DecisionThresholds) -> RecognizedCommand? {
+        guard o.snap != nil || o.first.noSpeech || o.first.text.isEmpty else { return o.taken }
+        return RecognizerDecision.decide(first: o.first, second: o.snap, transcriptLogProbability: o.logProbability, thresholds: t).command
+    }
+
+    /// Chooses ``DecisionThresholds`` on the espeak-ng utterances alone (a grid; every command right counts one, every
+    /// wrong command or everyday sentence taken costs three, a command taken with the opposite meaning a hundred), and
+    /// reports festival and Piper with them, each on its own, beside the shipped thresholds.
+    static func fit(_ outcomes: [Outcome], conditions: [Condition], quick: Bool) -> [BenchFigure] {
+        let tuning = outcomes.filter { $0.voice.synthesizer == .espeak }
+        guard !tuning.isEmpty else { return [] }
+        func score(_ list: [Outcome], _ t: DecisionThresholds) -> Double {
+            var s = 0.0
+            for o in list {
+                let taken = redecide(o, t)
+                if let expected = o.expected {
+                    if same(expected, taken) { s += 1 } else if taken != nil { s -= opposite(expected, taken) ? 100 : 3 }
+                } else if taken != nil {
+                    s -= 3
+                }
+            }
+            return s
+        }
+        var best = DecisionThresholds.standard, bestScore = score(tuning, .standard)
+        let shipped = bestScore
+        for outOfGrammar in [0.25, 0.3, 0.35, 0.4, 0.45, 0.5] {
+            for strongSnap in [0.05, 0.08, 0.12, 0.16, 0.2] where strongSnap < outOfGrammar {
+                for strongConfidence in [0.8, 0.9, 0.95] {
+                    for sure in [-0.3, -0.5, -0.8] {
+                        for loose in [0.4, 0.5, 0.6, 0.7] {
+                            let t = DecisionThresholds(outOfGrammar: outOfGrammar, strongSnap: strongSnap, strongConfidence: strongConfidence,
+                                                       sureTranscript: sure, looseAgreement: loose)
+                            let sc = score(tuning, t)
+                            if sc > bestScore { best = t; bestScore = sc }
+                        }
+                    }
+                }
+            }
+        }
+        let tag = quick ? "ASR2 quick" : "ASR2"
+        printError("bench: thresholds fitted on espeak-ng: outOfGrammar \(best.outOfGrammar), strongSnap \(best.strongSnap), strongConfidence \(best.strongConfidence), "
+                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement) (score \(Int(bestScore)), shipped \(Int(shipped)))")
+        var figures: [BenchFigure] = []
+        func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
+        for synth in BenchVoice.Synthesizer.allCases where synth != .espeak {
+            let mine = outcomes.filter { $0.voice.synthesizer == synth }
+            guard !mine.isEmpty else { continue }
+            for condition in conditions {
+                let cmds = mine.filter { $0.condition == condition && $0.expected != nil }
+                let right = cmds.filter { same($0.expected, redecide($0, best)) }.count
+                figures.append(BenchFigure("\(tag) \(synth.rawValue) with thresholds fitted on espeak-ng: commands right, \(condition.label)", pct(right, cmds.count), "%"))
+            }
+            let everyday = mine.filter { $0.expected == nil }
+            figures.append(BenchFigure("\(tag) \(synth.rawValue) with thresholds fitted on espeak-ng: ordinary speech rejected",
+                                       pct(everyday.filter { redecide($0, best) == nil }.count, everyday.count), "%"))
+        }
+        figures.append(BenchFigure("\(tag) with thresholds fitted on espeak-ng: opposite meaning, whole corpus",
+                                   Double(outcomes.filter { opposite($0.expected, redecide($0, best)) }.count), ""))
+        for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
+        return figures
     }
 
     static func figures(_ outcomes: [Outcome], conditions: [Condition], ambienceName: String, quick: Bool, twoRecognizers: Bool) -> [BenchFigure] {
@@ -226,8 +319,8 @@ enum RecognizerBench {
             let oname = "\(tag) \(who): ordinary speech rejected, all conditions (\(everyday.count))"
             figures.append(held ? .atLeast(oname, pct(rejected, everyday.count), "%", 97) : BenchFigure(oname, pct(rejected, everyday.count), "%"))
         }
-        let opposite = outcomes.filter { opposite($0.expected, $0.taken) }
-        figures.append(.atMost("\(tag) commands taken with the opposite meaning, whole corpus (\(outcomes.count) utterances)", Double(opposite.count), "", 0))
+        let opposites = outcomes.filter { Self.opposite($0.expected, $0.taken) }
+        figures.append(.atMost("\(tag) commands taken with the opposite meaning, whole corpus (\(outcomes.count) utterances)", Double(opposites.count), "", 0))
         let aloneOpposite = outcomes.filter { opposite($0.expected, $0.firstAlone) }.count
         figures.append(BenchFigure("\(tag) … the same, PocketSphinx alone", Double(aloneOpposite), ""))
         let latency = Percentiles(outcomes.map(\.latency))
@@ -253,7 +346,7 @@ enum RecognizerBench {
             let byCondition = Dictionary(grouping: wrong, by: \.condition.label).mapValues(\.count)
             printError("  by condition: \(top(byCondition, 8))")
         }
-        for o in opposite {
+        for o in opposites {
             printError("bench: OPPOSITE: \(o.voice.label), \(o.condition.label): \"\(o.text)\" → \(o.taken!.intent) (\(o.decision?.rawValue ?? ""))")
         }
         let accepted = outcomes.filter { $0.expected == nil && $0.taken != nil }
