@@ -26,6 +26,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With asr: take every n-th command of the grammars.")
     var asrStride: Int = 1
 
+    @Option(help: "With asr: stop starting new sentences after this many seconds (the figures then rest on fewer sentences).")
+    var asrBudget: Double?
+
     @Option(help: "Extract sizes for the import figures, as copies of the extract (default: 1,16,100).")
     var importScales: String = "1,16,100"
 
@@ -76,7 +79,7 @@ struct BenchCommand: AsyncParsableCommand {
         if only == nil || only == "asr" {
             printError("bench: two recognizers on espeak-ng, festival and Piper voices…")
             figures += try RecognizerBench.run(paths: paths, synthesizer: synthesizer,
-                                               options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride)))
+                                               options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget))
             figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work)
         }
         if only == nil || only == "audio" {

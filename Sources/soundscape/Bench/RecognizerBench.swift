@@ -15,6 +15,9 @@ enum RecognizerBench {
         var quick = false
         /// Take every n-th command of the grammars (1: all).
         var stride = 1
+        /// Stop starting new sentences after this many seconds of recognition (a busy machine); the figures then rest
+        /// on fewer sentences, each in every condition.
+        var budget: Double?
     }
 
     enum Noise: String { case ambience = "ambience", crowd = "crowd" }
@@ -107,16 +110,16 @@ enum RecognizerBench {
                 var seen = Set<String>()
                 list = list.enumerated().filter { k, p in
                     let undoes = !(p.expected.knownIntent?.opposites.isEmpty ?? true)
-                    return undoes ? seen.insert(p.expected.intent).inserted : k % 8 == 0
+                    return undoes ? seen.insert(p.expected.intent).inserted : k % 16 == 0
                 }.map { $0.element }
-                if v.namesVoice != nil { list = Array(list.prefix(8)) }
+                if v.namesVoice != nil { list = Array(list.prefix(4)) }
             } else if options.stride > 1 {
                 list = list.enumerated().filter { $0.offset % options.stride == 0 }.map { $0.element }
             }
             commands[v] = list
         }
         let ordinary = options.quick
-            ? stride(from: 0, to: VoiceCorpus.outOfGrammar.count, by: 12).map { VoiceCorpus.outOfGrammar[$0] } + nearMisses.prefix(10)
+            ? stride(from: 0, to: VoiceCorpus.outOfGrammar.count, by: 30).map { VoiceCorpus.outOfGrammar[$0] } + nearMisses.prefix(6)
             : VoiceCorpus.outOfGrammar + nearMisses
         let ordinaryVoices = voices.filter { $0.namesVoice == nil }
         var jobs: [(text: String, voice: BenchVoice)] = []
@@ -196,30 +199,42 @@ enum RecognizerBench {
         var done = 0
         let total = conditions.count * (voices.reduce(0) { $0 + commands[$1, default: []].count } + ordinaryVoices.count * ordinary.count)
         printError("bench: \(total) utterances (\(voices.count) voices, \(conditions.count) conditions)…")
-        for condition in conditions {
-            for v in voices {
-                var items: [(String, RecognizedCommand?)] = commands[v, default: []].map { ($0.text, $0.expected) }
-                if v.namesVoice == nil { items += ordinary.map { ($0, nil) } }
-                for (text, expected) in items {
-                    let speech = try cache.speech(text, v, names: names)
-                    let noise: [Float]? = switch condition.noise {
-                    case .ambience: ambience
-                    case .crowd: crowd(for: v, length: speech.count + 9_600)
-                    case nil: nil
-                    }
-                    let audio = VoiceCorpus.finish(speech, noise: noise, snr: condition.snr, rng: &rng)
-                    let state = expected.flatMap { Intent(rawValue: $0.intent) }.map(ListeningState.expected) ?? .awake
-                    let (taken, outcome, alone, latency, first, snap, logProbability) = try decide(audio, state: state)
-                    outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
-                                            decision: outcome, firstAlone: alone, latency: latency,
-                                            first: first, snap: snap, logProbability: logProbability))
-                    done += 1
-                    if done % 100 == 0 {
-                        printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
-                    }
+        // The voices take turns, and each sentence is heard in every condition before the next: a run cut short by
+        // --asr-budget measures fewer sentences, not fewer conditions or synthesizers.
+        var queue: [(BenchVoice, String, RecognizedCommand?)] = []
+        var perVoice = voices.map { v in
+            commands[v, default: []].map { (v, $0.text, Optional($0.expected)) } + (v.namesVoice == nil ? ordinary.map { (v, $0, nil) } : [])
+        }
+        while perVoice.contains(where: { !$0.isEmpty }) {
+            for k in perVoice.indices where !perVoice[k].isEmpty { queue.append(perVoice[k].removeFirst()) }
+        }
+        var cut = false
+        for (v, text, expected) in queue {
+            if let budget = options.budget, (ContinuousClock.now - started).milliseconds / 1000 > budget {
+                cut = true
+                break
+            }
+            let speech = try cache.speech(text, v, names: names)
+            for condition in conditions {
+                let noise: [Float]? = switch condition.noise {
+                case .ambience: ambience
+                case .crowd: crowd(for: v, length: speech.count + 9_600)
+                case nil: nil
+                }
+                let audio = VoiceCorpus.finish(speech, noise: noise, snr: condition.snr, rng: &rng)
+                let state = expected.flatMap { Intent(rawValue: $0.intent) }.map(ListeningState.expected) ?? .awake
+                let (taken, outcome, alone, latency, first, snap, logProbability) = try decide(audio, state: state)
+                outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
+                                        decision: outcome, firstAlone: alone, latency: latency,
+                                        first: first, snap: snap, logProbability: logProbability))
+                printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))")
+                done += 1
+                if done % 50 == 0 {
+                    printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
                 }
             }
         }
+        if cut { printError("bench: --asr-budget reached: \(done) of \(total) utterances measured") }
         if mismatches > 0 { printError("bench: the fit's re-decision differs from the second opinion's on \(mismatches) utterances") }
         var result = figures(outcomes, conditions: conditions, ambienceName: ambienceName, quick: options.quick, twoRecognizers: second.secondOpinion != nil)
         if second.secondOpinion != nil { result += fit(outcomes, conditions: conditions, quick: options.quick) }
