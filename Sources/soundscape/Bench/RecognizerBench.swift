@@ -49,6 +49,7 @@ enum RecognizerBench {
         var first: FirstOpinion
         var snap: Snap?
         var logProbability: Double?
+        var transcriberMilliseconds: Double?
     }
 
     static func same(_ a: RecognizedCommand?, _ b: RecognizedCommand?) -> Bool {
@@ -87,7 +88,14 @@ enum RecognizerBench {
         let recognizer = try CommandRecognizer(paths: paths)
         let voice = recognizer.recognizer
         voice.keepsUtteranceAudio = true
-        let second = SecondRecognizer.load(paths: paths)
+        // The transcriber as `run` loads it, except for its time limit: on a machine this busy the shipped 3 s stops
+        // most transcriptions and PocketSphinx decides alone, which would measure PocketSphinx, not the design. How many
+        // would have been stopped is reported beside the latency.
+        let shippedLimit = WhisperTranscriber.Configuration().timeLimit
+        let second = SecondRecognizer.load(paths: paths) { paths in
+            try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path,
+                                   configuration: WhisperTranscriber.Configuration(timeLimit: .seconds(120)))
+        }
         if let problem = second.problem { printError("bench: Problem: \(problem)") }
         let corpus = VoiceCorpus(grammar: voice.grammar, synthesizer: synthesizer)
         try voice.setPhrases(VoiceCorpus.helsinkiNames.map(SlotPhrase.init(name:)), for: "places")
@@ -172,7 +180,7 @@ enum RecognizerBench {
 
         var outcomes: [Outcome] = []
         func decide(_ samples: [Int16], state: ListeningState) throws
-            -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double, FirstOpinion, Snap?, Double?) {
+            -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double, FirstOpinion, Snap?, Double?, Double?) {
             try voice.setListeningState(state)
             second.secondOpinion?.prepare(from: voice)
             try voice.begin()
@@ -184,7 +192,7 @@ enum RecognizerBench {
             let release = ContinuousClock.now
             let first = try voice.finish()
             guard let opinion = second.secondOpinion else {
-                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds, FirstOpinion(first), nil, nil)
+                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds, FirstOpinion(first), nil, nil, nil)
             }
             let report = opinion.decide(samples: voice.utteranceAudio, first: first, state: state)
             let latency = (ContinuousClock.now - release).milliseconds
@@ -193,7 +201,9 @@ enum RecognizerBench {
                                                    thresholds: opinion.thresholds).outcome != report.decision.outcome {
                 mismatches += 1
             }
-            return (report.decision.command, report.decision.outcome, first.command, latency, FirstOpinion(first), snap, report.transcriptLogProbability)
+            if let problem = report.problem { printError("bench: \(problem)") }
+            return (report.decision.command, report.decision.outcome, first.command, latency, FirstOpinion(first), snap,
+                    report.transcriptLogProbability, report.transcriberMilliseconds)
         }
         let started = ContinuousClock.now
         var done = 0
@@ -223,10 +233,10 @@ enum RecognizerBench {
                 }
                 let audio = VoiceCorpus.finish(speech, noise: noise, snr: condition.snr, rng: &rng)
                 let state = expected.flatMap { Intent(rawValue: $0.intent) }.map(ListeningState.expected) ?? .awake
-                let (taken, outcome, alone, latency, first, snap, logProbability) = try decide(audio, state: state)
+                let (taken, outcome, alone, latency, first, snap, logProbability, whisperMs) = try decide(audio, state: state)
                 outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
                                         decision: outcome, firstAlone: alone, latency: latency,
-                                        first: first, snap: snap, logProbability: logProbability))
+                                        first: first, snap: snap, logProbability: logProbability, transcriberMilliseconds: whisperMs))
                 printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))")
                 done += 1
                 if done % 50 == 0 {
@@ -237,6 +247,12 @@ enum RecognizerBench {
         if cut { printError("bench: --asr-budget reached: \(done) of \(total) utterances measured") }
         if mismatches > 0 { printError("bench: the fit's re-decision differs from the second opinion's on \(mismatches) utterances") }
         var result = figures(outcomes, conditions: conditions, ambienceName: ambienceName, quick: options.quick, twoRecognizers: second.secondOpinion != nil)
+        let limitMs = shippedLimit.milliseconds
+        let over = outcomes.filter { ($0.transcriberMilliseconds ?? 0) > limitMs }.count
+        result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") Whisper transcriptions over run's \(Int(limitMs / 1000)) s limit (PocketSphinx alone in run)",
+                                  100 * Double(over) / Double(max(1, outcomes.count)), "%"))
+        let whisperTimes = Percentiles(outcomes.compactMap(\.transcriberMilliseconds))
+        result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") Whisper transcription p50", whisperTimes.at(50), "ms"))
         if second.secondOpinion != nil { result += fit(outcomes, conditions: conditions, quick: options.quick) }
         return result
     }
