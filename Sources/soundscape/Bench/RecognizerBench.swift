@@ -213,8 +213,18 @@ enum RecognizerBench {
         // The voices take turns, and each sentence is heard in every condition before the next: a run cut short by
         // --asr-budget measures fewer sentences, not fewer conditions or synthesizers.
         var queue: [(BenchVoice, String, RecognizedCommand?)] = []
-        var perVoice = voices.map { v in
-            commands[v, default: []].map { (v, $0.text, Optional($0.expected)) } + (v.namesVoice == nil ? ordinary.map { (v, $0, nil) } : [])
+        // Everyday sentences are spread evenly among the commands, so that a cut run has both.
+        var perVoice = voices.map { v -> [(BenchVoice, String, RecognizedCommand?)] in
+            let cmds = commands[v, default: []].map { (v, $0.text, Optional($0.expected)) }
+            let others: [(BenchVoice, String, RecognizedCommand?)] = v.namesVoice == nil ? ordinary.map { (v, $0, nil) } : []
+            var mixed: [(BenchVoice, String, RecognizedCommand?)] = []
+            let n = cmds.count + others.count
+            var c = 0, o = 0
+            for k in 0..<n {
+                if o < others.count && (c >= cmds.count || (o + 1) * n <= (k + 1) * others.count) { mixed.append(others[o]); o += 1 }
+                else { mixed.append(cmds[c]); c += 1 }
+            }
+            return mixed
         }
         while perVoice.contains(where: { !$0.isEmpty }) {
             for k in perVoice.indices where !perVoice[k].isEmpty { queue.append(perVoice[k].removeFirst()) }
@@ -238,7 +248,8 @@ enum RecognizerBench {
                 outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
                                         decision: outcome, firstAlone: alone, latency: latency,
                                         first: first, snap: snap, logProbability: logProbability, transcriberMilliseconds: whisperMs))
-                printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))")
+                printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))"
+                           + "\t\(first.text)\t\(snap.map { $0.heard.joined(separator: " ") } ?? "-")\t\(snap.map { String(format: "%.2f", $0.distance) } ?? "-")")
                 done += 1
                 if done % 50 == 0 {
                     printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
