@@ -21,8 +21,17 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for temporary databases (default: a new temporary folder).")
     var workDir: String?
 
-    @Option(help: "Measure only one group of figures: map, import (1×, 16×, 100× extracts beside osmium), speech, wake (the wake word alone) or audio (default: all).")
+    @Option(help: "Measure only one group of figures: map, import (1×, 16×, 100× extracts beside osmium), speech, wake (the wake word alone), asr (both recognizers on three synthesizers' voices, and `run`'s footprint) or audio (default: all).")
     var only: String?
+
+    @Flag(help: "With asr: a small subset (4 voices, the commands that undo another and a few more, 4 conditions) for before/after comparisons.")
+    var quick = false
+
+    @Option(help: "With asr: take every n-th command of the grammars.")
+    var asrStride: Int = 1
+
+    @Option(help: "With asr: stop starting new sentences after this many seconds (the figures then rest on fewer sentences).")
+    var asrBudget: Double?
 
     @Option(help: "Extract sizes for the import figures, as copies of the extract (default: 1,16,100).")
     var importScales: String = "1,16,100"
@@ -46,8 +55,8 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { if workDir == nil { try? FileManager.default.removeItem(atPath: work) } }
 
-        if let only, !["map", "import", "speech", "wake", "audio"].contains(only) {
-            throw ValidationError("--only must be map, import, speech, wake or audio, not \"\(only)\"")
+        if let only, !["map", "import", "speech", "wake", "asr", "audio"].contains(only) {
+            throw ValidationError("--only must be map, import, speech, wake, asr or audio, not \"\(only)\"")
         }
         let pbfPath = pbf ?? paths.bundledMapExtract().path
         if only == nil || only == "map" {
@@ -75,6 +84,12 @@ struct BenchCommand: AsyncParsableCommand {
         if only == nil || only == "speech" || only == "wake" {
             printError("bench: wake word…")
             figures += try WakeWordBench.run(paths: paths, synthesizer: synthesizer)
+        }
+        if only == nil || only == "asr" {
+            printError("bench: two recognizers on espeak-ng, festival and Piper voices…")
+            figures += try RecognizerBench.run(paths: paths, synthesizer: synthesizer,
+                                               options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget))
+            figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work)
         }
         if only == nil || only == "audio" {
             printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")
