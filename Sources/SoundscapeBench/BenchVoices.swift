@@ -95,7 +95,7 @@ final class BenchSpeechCache {
     func speech(_ text: String, _ voice: BenchVoice, names: [String]) throws -> [Float] {
         let file = path(text, voice, names: names)
         let pcm = try WAVFile.read(file)
-        return ListenCommand.speechInput(pcm).map { Float($0) / 32_768 }
+        return pcm.monoInt16Samples(at: PocketSphinxDecoder.sampleRate).map { Float($0) / 32_768 }
     }
 
     private func write(_ samples: [Float], to file: String) throws {
@@ -137,7 +137,7 @@ final class BenchSpeechCache {
             for (k, file) in files.enumerated() {
                 let pcm = try WAVFile.read(file)
                 if k > 0 { samples += [Float](repeating: 0, count: 960) }
-                samples += ListenCommand.speechInput(pcm).map { Float($0) / 32_768 }
+                samples += pcm.monoInt16Samples(at: PocketSphinxDecoder.sampleRate).map { Float($0) / 32_768 }
                 try? FileManager.default.removeItem(atPath: file)
             }
             try write(samples, to: target)
@@ -160,7 +160,7 @@ final class BenchSpeechCache {
         for text in texts {
             let target = path(text, voice, names: names)
             let pcm = try WAVFile.read(target + ".22k.wav")
-            try write(ListenCommand.speechInput(pcm).map { Float($0) / 32_768 * 0.9 }, to: target)
+            try write(pcm.monoInt16Samples(at: PocketSphinxDecoder.sampleRate).map { Float($0) / 32_768 * 0.9 }, to: target)
             try? FileManager.default.removeItem(atPath: target + ".22k.wav")
         }
     }
