@@ -60,8 +60,7 @@ struct TilesServeCommand: AsyncParsableCommand {
         let name = source.name
         let host = self.host
         try await server.run(signals: [.sigterm, .sigint]) { bound in
-            print("Serving tiles from \(name) at http://\(host):\(bound)/16/x/y.json")
-            fflush(stdout)
+            FileHandle.standardOutput.write(Data("Serving tiles from \(name) at http://\(host):\(bound)/16/x/y.json\n".utf8))
         }
     }
 }
