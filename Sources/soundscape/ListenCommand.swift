@@ -54,8 +54,15 @@ struct ListenCommand: AsyncParsableCommand {
         let second = SecondRecognizer.load(paths: paths)
         if let problem = second.problem { printError("Problem: \(problem)") }
         if let at {
-            let map = try SpatialDataView(path: db ?? MapPaths.defaultDatabase())
+            let mapPath = db ?? MapPaths.defaultDatabase()
             let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
+            // Outside the imported area the place names nearby come from the configured tile service, if any.
+            let settings = SettingsStore(path: SettingsStore.defaultPath()).load().settings
+            if let tiles = try OutsideMapTiles(service: settings.tileService, databasePath: mapPath), !tiles.covers(here) {
+                if let notice = await tiles.takeNotice() { printError(notice) }
+                if let problem = await tiles.update(here).problem { printError("Problem: \(problem)") }
+            }
+            let map = try SpatialDataView(path: mapPath)
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
             try recognizer.recognizer.setPhrases(LandmarkNames.phrases(map: map), for: "landmarks")
         }

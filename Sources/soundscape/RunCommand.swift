@@ -101,6 +101,12 @@ struct RunCommand: AsyncParsableCommand {
         defer { audio.engine?.shutdown() }
         for problem in loaded.problems { await output.problem(problem) }
 
+        // Outside the imported area, tiles from the configured tile service (none configured: no network).
+        let outsideTiles: OutsideMapTiles?
+        do { outsideTiles = try OutsideMapTiles(service: settings.tileService, databasePath: dbPath) } catch {
+            await output.problem("\(error)")
+            throw ExitCode(1)
+        }
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {
             await output.problem("\(error)")
@@ -109,7 +115,7 @@ struct RunCommand: AsyncParsableCommand {
 
         // Position: --at, else gpsd if it answers, else a simulated walk.
         let (source, sourceStatus) = try await chooseSource(paths: paths, table: table, gpsd: gpsd)
-        if case .fixed(let c, _) = source, !Self.covers(map.metadata, c) {
+        if case .fixed(let c, _) = source, outsideTiles == nil, !Self.covers(map.metadata, c) {
             await output.problem("the map has no data for \(c.latitude), \(c.longitude)")
         }
         let greeting = table("status.startup", sourceStatus, table("status.map", MapPaths.regionName(map.metadata)),
@@ -162,7 +168,16 @@ struct RunCommand: AsyncParsableCommand {
         }
         let typedContinuation = isatty(0) == 1 ? (voiceService?.terminalInput(forwardingTo: commandContinuation) ?? commandContinuation)
                                                : commandContinuation
-        let feedContinuation = voiceService?.positionInput(forwardingTo: locationContinuation) ?? locationContinuation
+        var feedContinuation = voiceService?.positionInput(forwardingTo: locationContinuation) ?? locationContinuation
+        var tileServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let outsideTiles {
+            let (fixes, fixContinuation) = AsyncStream<PositionEvent>.makeStream(bufferingPolicy: .bufferingNewest(64))
+            tileServices = [.init(service: OutsideMapTilesService(tiles: outsideTiles, input: fixes, forward: feedContinuation,
+                                                                  say: { await output.say($0) },
+                                                                  problem: { await output.problem($0) }),
+                                  successTerminationBehavior: .ignore, serviceName: "map tiles")]
+            feedContinuation = fixContinuation
+        }
         let voiceServices: [ServiceGroupConfiguration.ServiceConfiguration] =
             voiceService.map { [.init(service: $0, successTerminationBehavior: .ignore, serviceName: "voice commands")] } ?? []
         // MARK: end of voice input
@@ -198,7 +213,7 @@ struct RunCommand: AsyncParsableCommand {
                                             commands: commands, headings: headings, stopAtEndOfWalk: exitAtEndOfWalk,
                                             endCommands: { commandContinuation.finish() }),
                   successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "assistant"),
-        ] + voiceServices
+        ] + voiceServices + tileServices
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

@@ -64,11 +64,17 @@ struct SayCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         let mapPath = db ?? MapPaths.defaultDatabase()
-        let map = try SpatialDataView(path: mapPath)
         let here = Coordinate(latitude: at.latitude, longitude: at.longitude)
         let store = SettingsStore(path: config ?? SettingsStore.defaultPath())
         let loaded = store.load()
         for problem in loaded.problems { printError("Problem: \(problem)") }
+        // Outside the imported area: the tiles around the place from the configured tile service, if any.
+        var tilesNotice: String?
+        if let tiles = try OutsideMapTiles(service: loaded.settings.tileService, databasePath: mapPath), !tiles.covers(here) {
+            tilesNotice = await tiles.takeNotice()
+            if let problem = await tiles.update(here).problem { printError("Problem: \(problem)") }
+        }
+        let map = try SpatialDataView(path: mapPath)
         let language = self.language ?? loaded.settings.language
         // The beacon has no sound in a one-shot answer.
         let guidance = await GuidanceSetup(map: map, mapPath: mapPath, language: language,
@@ -89,6 +95,7 @@ struct SayCommand: AsyncParsableCommand {
                                      paths: ProjectPaths.locate(), voice: LiveSettings.voice(loaded.settings),
                                      levels: LiveSettings.levels(loaded.settings)).makeOutput(oneShot: true)
         defer { audio.engine?.shutdown() }
+        if let tilesNotice { await audio.output.say(tilesNotice) }
         let now = Date()
         let assistant = Assistant(map: map, phrasing: phrasing, output: audio.output, followFixTimes: true,
                                   format: json ? .json : .text, startTime: now, guidance: guidance, intents: intents,

@@ -101,9 +101,9 @@ actor PostGISHelsinki {
     }
 }
 
-/// Real Helsinki tiles: around the railway station square, the market square and a residential street.
-let helsinkiTiles: [Tile] = [
-    Tile(containing: Coordinate(latitude: 60.1710, longitude: 24.9435), zoom: 16),  // Rautatientori
-    Tile(containing: Coordinate(latitude: 60.1675, longitude: 24.9525), zoom: 16),  // Kauppatori
-    Tile(containing: Coordinate(latitude: 60.1650, longitude: 24.9370), zoom: 16),  // Kamppi–Punavuori
-]
+/// Real Helsinki tiles well inside the extract: the railway station square and the tiles east and west of it.
+/// (Near the extract's edge the two loaders keep cut ways and areas differently; see docs/measurements.md.)
+let helsinkiTiles: [Tile] = {
+    let station = Tile(containing: Coordinate(latitude: 60.1710, longitude: 24.9435), zoom: 16)  // Rautatientori
+    return [station, Tile(x: station.x - 1, y: station.y, zoom: 16), Tile(x: station.x + 1, y: station.y, zoom: 16)]
+}()

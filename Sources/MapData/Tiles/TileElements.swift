@@ -64,8 +64,9 @@ extension TileGeoJSON {
     static func parse(_ data: Data, tile: Tile) throws(ParseError) -> [TileFeature] {
         let features = try parse(data)
         let b = tile.bounds
-        // Stored coordinates have 6 decimals: allow their rounding.
-        let margin = 1e-6
+        // Spatial indexes (SQLite's R*Tree, PostGIS's GiST) keep boxes as 32-bit floats, rounded outwards: allow about
+        // 10 m, far less than a z16 tile (about 600 m), so another tile's data is still caught.
+        let margin = 1e-4
         for f in features {
             let fb = f.geometry.boundingBox
             if fb.minLatitude > b.maxLatitude + margin || fb.maxLatitude < b.minLatitude - margin
