@@ -64,7 +64,7 @@ fuzz: release
 # The fuzzers run first; a crash shows as MISSED in the table rather than hiding the other figures.
 bench: release
 	-bash scripts/fuzz $(FUZZ_RUNS)
-	bash scripts/with-test-services $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv
+	bash scripts/with-test-services sh -c 'exec $(RELEASE_BIN) bench --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv --postgres "$$SOUNDSCAPE_TEST_POSTGRES"'
 
 # Regenerate the earcons in Sounds/ (deterministic synthesis; the beacon loops are made in memory at start).
 sounds: setup
