@@ -4,6 +4,7 @@ import Logging
 import MapData
 import PostgresNIO
 import ServiceLifecycle
+import Synchronization
 
 /// Tiles from PostgreSQL with PostGIS, loaded by osm2pgsql's classic output with all tags in an hstore column and
 /// coordinates in degrees (`osm2pgsql --latlong --hstore-all --multi-geometry`). Each request is one query over the
@@ -74,23 +75,12 @@ public final class PostGISTileSource: TileSource, Sendable {
         let timeout = configuration.timeout
         let rows: [(Int64, Int64, String?, String)]
         do {
-            rows = try await withThrowingTaskGroup(of: [(Int64, Int64, String?, String)]?.self) { group in
-                group.addTask {
-                    var out: [(Int64, Int64, String?, String)] = []
-                    for try await row in try await self.client.query(query).decode((Int64, Int64, String?, String).self) {
-                        out.append(row)
-                    }
-                    return out
+            rows = try await Self.within(timeout) {
+                var out: [(Int64, Int64, String?, String)] = []
+                for try await row in try await self.client.query(query).decode((Int64, Int64, String?, String).self) {
+                    out.append(row)
                 }
-                group.addTask {
-                    try await Task.sleep(for: timeout)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let rows = first else {
-                    throw TileSourceError("no answer within \(timeout)")
-                }
-                return rows
+                return out
             }
         } catch let error as TileSourceError {
             throw TileSourceError("\(name): \(error.description)")
@@ -114,6 +104,25 @@ public final class PostGISTileSource: TileSource, Sendable {
         return TileGeoJSON.render(elements: elements)
     }
 
+    /// The work's result, or a "no answer" error after `timeout` even when the work does not stop on cancellation
+    /// (a query on a connection that died mid-request), so no request waits longer than that.
+    static func within<T: Sendable>(_ timeout: Duration, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let once = ResumeOnce<T>()
+        return try await withCheckedThrowingContinuation { continuation in
+            once.continuation.withLock { $0 = continuation }
+            let task = Task {
+                let result: Result<T, any Error>
+                do { result = .success(try await work()) } catch { result = .failure(error) }
+                once.continuation.withLock { $0.take() }?.resume(with: result)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                task.cancel()
+                once.continuation.withLock { $0.take() }?.resume(throwing: TileSourceError("no answer within \(timeout)"))
+            }
+        }
+    }
+
     /// PostgresNIO hides a server's message from `description`; the details say what went wrong.
     static func explain(_ error: any Error) -> String {
         if let pg = error as? PSQLError {
@@ -124,4 +133,9 @@ public final class PostGISTileSource: TileSource, Sendable {
         }
         return "\(error)"
     }
+}
+
+/// A continuation resumed by whichever comes first.
+final class ResumeOnce<T: Sendable>: Sendable {
+    let continuation = Mutex<CheckedContinuation<T, any Error>?>(nil)
 }
