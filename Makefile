@@ -67,7 +67,7 @@ fuzz: release
 bench: release
 	bash scripts/bench-voices-setup
 	-bash scripts/fuzz $(FUZZ_RUNS)
-	bash scripts/with-test-services $(BENCH_BIN) --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv
+	bash scripts/with-test-services sh -c 'exec $(BENCH_BIN) --pbf "$(BUNDLED_PBF)" --fuzz-results .build/fuzz-results.tsv --postgres "$$SOUNDSCAPE_TEST_POSTGRES"'
 
 # Regenerate the earcons in Sounds/ (deterministic synthesis; the beacon loops are made in memory at start).
 sounds: setup

@@ -28,6 +28,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // Only the tile server (TileServer target) uses these two.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         // ---- C system libraries (module map + pkg-config; Debian packages named in providers) ----
@@ -60,6 +64,17 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 exclude: ["PBF/proto"],
                 swiftSettings: strict),
+        // `soundscape tiles serve`: z16 GeoJSON tiles over HTTP from the SQLite map or from PostGIS.
+        .target(name: "TileServer",
+                dependencies: ["Geo", "MapData",
+                               .product(name: "Hummingbird", package: "hummingbird"),
+                               .product(name: "PostgresNIO", package: "postgres-nio"),
+                               .product(name: "NIOCore", package: "swift-nio"),
+                               .product(name: "GRDB", package: "GRDB.swift"),
+                               .product(name: "Logging", package: "swift-log"),
+                               .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                               .product(name: "UnixSignals", package: "swift-service-lifecycle")],
+                swiftSettings: strict),
         .target(name: "Location",
                 dependencies: ["Geo", "CSystemd",
                                .product(name: "Logging", package: "swift-log"),
@@ -87,7 +102,7 @@ let package = Package(
                                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                 swiftSettings: strict),
         .executableTarget(name: "soundscape",
-                          dependencies: ["App", "Geo", "MapData", "Location", "Callouts", "Behaviors", "Audio", "Speech", "Guidance",
+                          dependencies: ["App", "TileServer", "Geo", "MapData", "Location", "Callouts", "Behaviors", "Audio", "Speech", "Guidance",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Logging", package: "swift-log"),
                                          .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -101,6 +116,11 @@ let package = Package(
         // ---- tests ----
         .testTarget(name: "GeoTests", dependencies: ["Geo"], swiftSettings: strict),
         .testTarget(name: "MapDataTests", dependencies: ["MapData", "MapTestSupport", "Geo", .product(name: "GRDB", package: "GRDB.swift")], swiftSettings: strict),
+        // Needs scripts/with-test-services for its PostGIS half (SOUNDSCAPE_TEST_POSTGRES).
+        .testTarget(name: "TileServerTests",
+                    dependencies: ["TileServer", "MapData", "MapTestSupport", "Geo", "ProcessTestSupport",
+                                   .product(name: "GRDB", package: "GRDB.swift")],
+                    swiftSettings: strict),
         .testTarget(name: "LocationTests", dependencies: ["Location", "Geo",
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .target(name: "CalloutsTestSupport", dependencies: ["Callouts"], path: "Tests/Support/CalloutsTestSupport",

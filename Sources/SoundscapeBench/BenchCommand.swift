@@ -21,7 +21,7 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Folder for temporary databases (default: a new temporary folder).")
     var workDir: String?
 
-    @Option(help: "Measure only one group of figures: map, import (1×, 16×, 100× extracts beside osmium), speech, wake (the wake word alone), asr (both recognizers on three synthesizers' voices, and `run`'s footprint) or audio (default: all).")
+    @Option(help: "Measure only one group of figures: map, import (1×, 16×, 100× extracts beside osmium), tiles (tile server load), speech, wake (the wake word alone), asr (both recognizers on three synthesizers' voices, and `run`'s footprint) or audio (default: all).")
     var only: String?
 
     @Flag(help: "With asr: a small subset (4 voices, the commands that undo another and a few more, 4 conditions) for before/after comparisons.")
@@ -39,6 +39,12 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Imports per extract size for the import figures (the best is shown).")
     var importRuns: Int = 2
 
+    @Option(help: "PostgreSQL (postgres://user@host:port/database) in which the tiles figures load the extract with osm2pgsql to measure PostGIS tiles.")
+    var postgres: String?
+
+    @Option(help: "Seconds of load per tiles figure.")
+    var tileSeconds: Int = 5
+
     @Option(help: "Add the fuzzers' results (the TSV `make fuzz` writes) to the table.")
     var fuzzResults: String?
 
@@ -55,8 +61,8 @@ struct BenchCommand: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { if workDir == nil { try? FileManager.default.removeItem(atPath: work) } }
 
-        if let only, !["map", "import", "speech", "wake", "asr", "audio"].contains(only) {
-            throw ValidationError("--only must be map, import, speech, wake, asr or audio, not \"\(only)\"")
+        if let only, !["map", "import", "tiles", "speech", "wake", "asr", "audio"].contains(only) {
+            throw ValidationError("--only must be map, import, tiles, speech, wake, asr or audio, not \"\(only)\"")
         }
         let pbfPath = pbf ?? paths.bundledMapExtract().path
         if only == nil || only == "map" {
@@ -71,7 +77,11 @@ struct BenchCommand: AsyncParsableCommand {
             }
             figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work, runs: max(1, importRuns))
         }
-        if only == "import" {
+        if only == nil || only == "tiles" {
+            printError("bench: tile server at 1, 8 and 32 clients, SQLite and PostGIS…")
+            figures += try await TileBench.run(pbf: pbfPath, workDir: work, postgres: postgres, seconds: tileSeconds)
+        }
+        if only == "import" || only == "tiles" {
             print(BenchTable.render(figures))
             return
         }

@@ -11,6 +11,6 @@ struct Soundscape: AsyncParsableCommand {
             """,
         subcommands: [RunCommand.self, ImportCommand.self, SayCommand.self, ListenCommand.self,
                       SimulateCommand.self, DoctorCommand.self, ConfigCommand.self, PttCommand.self, SoundsCommand.self,
-                      DemoCommand.self],
+                      DemoCommand.self, TilesCommand.self],
         defaultSubcommand: nil)
 }

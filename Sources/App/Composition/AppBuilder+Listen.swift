@@ -37,7 +37,14 @@ extension AppBuilder {
         let second = SecondRecognizer.load(paths: paths)
         if let problem = second.problem { printError("Problem: \(problem)") }
         if let here = options.at {
-            let map = try SpatialDataView(path: options.db ?? environment.mapDatabase)
+            let mapPath = options.db ?? environment.mapDatabase
+            // Outside the imported area the place names nearby come from the configured tile service, if any.
+            let settings = self.settings(file: nil).loaded.settings
+            if let tiles = try OutsideMapTiles(service: settings.tileService, databasePath: mapPath), !tiles.covers(here) {
+                if let notice = await tiles.takeNotice() { printError(notice) }
+                if let problem = await tiles.update(here).problem { printError("Problem: \(problem)") }
+            }
+            let map = try SpatialDataView(path: mapPath)
             try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: here), for: "places")
             try recognizer.recognizer.setPhrases(LandmarkNames.phrases(map: map), for: "landmarks")
         }

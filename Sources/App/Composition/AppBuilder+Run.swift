@@ -68,6 +68,12 @@ extension AppBuilder {
         defer { audio.engine?.shutdown() }
         for problem in loaded.problems { await output.problem(problem) }
 
+        // Outside the imported area, tiles from the configured tile service (none configured: no network).
+        let outsideTiles: OutsideMapTiles?
+        do { outsideTiles = try OutsideMapTiles(service: settings.tileService, databasePath: dbPath) } catch {
+            await output.problem("\(error)")
+            throw ExitCode(1)
+        }
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {
             await output.problem("\(error)")
@@ -76,7 +82,7 @@ extension AppBuilder {
 
         // Position: --at, else gpsd if it answers, else a simulated walk.
         let (source, sourceStatus) = try await chooseSource(options, paths: paths, table: table, gpsd: gpsd)
-        if case .fixed(let c, _) = source, !Self.covers(map.metadata, c) {
+        if case .fixed(let c, _) = source, outsideTiles == nil, !Self.covers(map.metadata, c) {
             await output.problem("the map has no data for \(c.latitude), \(c.longitude)")
         }
         let greeting = table("status.startup", sourceStatus, table("status.map", MapPaths.regionName(map.metadata)),
@@ -142,10 +148,20 @@ extension AppBuilder {
         let (intents, grammarProblem) = intentParser()
         if let grammarProblem { await output.problem("\(grammarProblem); typed commands use the built-in phrases") }
         // Headings go to the assistant through a short stream that keeps only the newest (a head tracker sends 50 a second).
+        var feedContinuation = locationContinuation
+        var tileServices: [ServiceGroupConfiguration.ServiceConfiguration] = []
+        if let outsideTiles {
+            let (fixes, fixContinuation) = AsyncStream<AssistantInput>.makeStream(bufferingPolicy: .bufferingNewest(64))
+            tileServices = [.init(service: OutsideMapTilesService(tiles: outsideTiles, input: fixes, forward: locationContinuation,
+                                                                  say: { await output.say($0) },
+                                                                  problem: { await output.problem($0) }),
+                                  successTerminationBehavior: .ignore, serviceName: "map tiles")]
+            feedContinuation = fixContinuation
+        }
         let (headings, headingContinuation) = AsyncStream<AssistantInput>.makeStream(bufferingPolicy: .bufferingNewest(4))
         let compassBus = options.systemBus ?? environment.systemBus ?? SensorProxyCompass.systemBusAddress
         let compass = options.noCompass ? nil : SensorProxyCompass(configuration: .init(busAddress: compassBus))
-        let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: locationContinuation,
+        let location = LocationService(source: source, headTracker: tracker, compass: compass, continuation: feedContinuation,
                                        headings: { headingContinuation.yield(.heading($0)) })
         let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: followFixTimes, guidance: guidance,
                                   intents: intents,
@@ -163,7 +179,7 @@ extension AppBuilder {
                                             commands: commands, headings: headings, stopAtEndOfWalk: options.exitAtEndOfWalk,
                                             endCommands: { commandContinuation.finish() }),
                   successTerminationBehavior: .gracefullyShutdownGroup, serviceName: "assistant"),
-        ] + voiceServices
+        ] + voiceServices + tileServices
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
             services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {

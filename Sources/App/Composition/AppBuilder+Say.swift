@@ -39,10 +39,16 @@ extension AppBuilder {
     /// `soundscape say`: answers one command at one place through the assistant's pipeline.
     public func say(_ options: SayOptions) async throws {
         let mapPath = options.db ?? environment.mapDatabase
-        let map = try SpatialDataView(path: mapPath)
         let here = options.at
         let (store, loaded) = settings(file: options.config)
         for problem in loaded.problems { printError("Problem: \(problem)") }
+        // Outside the imported area: the tiles around the place from the configured tile service, if any.
+        var tilesNotice: String?
+        if let tiles = try OutsideMapTiles(service: loaded.settings.tileService, databasePath: mapPath), !tiles.covers(here) {
+            tilesNotice = await tiles.takeNotice()
+            if let problem = await tiles.update(here).problem { printError("Problem: \(problem)") }
+        }
+        let map = try SpatialDataView(path: mapPath)
         let language = options.language ?? loaded.settings.language
         // The beacon has no sound in a one-shot answer.
         let guidance = await guidance(map: map, mapPath: mapPath, language: language,
@@ -63,6 +69,7 @@ extension AppBuilder {
                                      paths: environment.paths, voice: LiveSettings.voice(loaded.settings),
                                      levels: LiveSettings.levels(loaded.settings)).makeOutput(oneShot: true)
         defer { audio.engine?.shutdown() }
+        if let tilesNotice { await audio.output.say(tilesNotice) }
         let now = Date()
         let assistant = Assistant(map: map, phrasing: phrasing, output: audio.output, followFixTimes: true,
                                   format: options.json ? .json : .text, startTime: now, guidance: guidance, intents: intents,

@@ -38,6 +38,7 @@ public struct Settings: Sendable, Equatable {
     // data
     public var gpsd: String = "127.0.0.1:2947"
     public var mapDatabase: String = ""                 // empty: $XDG_DATA_HOME/soundscape/map.sqlite
+    public var tileService: String = ""                 // Soundscape tile service used outside the map; empty: none
 
     public init() {}
 }
@@ -103,6 +104,7 @@ extension Settings {
         text("hrtf", \.hrtf),
         text("gpsd", \.gpsd),
         text("map_database", \.mapDatabase),
+        text("tile_service", \.tileService),
     ]
 
     public static func key(named name: String) -> SettingKey? { keys.first { $0.name == name } }

@@ -169,7 +169,7 @@ public final class TileServiceClient: Sendable {
         case 200:
             let features: [TileGeoJSON.TileFeature]
             do {
-                features = try TileGeoJSON.parse(data)
+                features = try TileGeoJSON.parse(data, tile: tile)
             } catch {
                 return .invalid(error.description)
             }
