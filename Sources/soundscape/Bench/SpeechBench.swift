@@ -240,6 +240,8 @@ enum SpeechBench {
         // The table comes at the very end (after the wake-word bench); the recognizer's figures are logged now.
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
 
+        // A subset with "extras=0" leaves out the RNNoise, first-command and human-recording figures (quick runs).
+        guard subset["extras"]?.first != "0" else { return figures }
         figures += try rnnoiseArithmetic(paths: paths, corpus: corpus, noise: noise, rng: &rng)
         figures += try firstCommands(paths: paths, corpus: corpus, noise: noise, noiseName: noiseName, rng: &rng)
         figures += try humanRecordings(recognizer: recognizer, paths: paths)
