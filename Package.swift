@@ -39,8 +39,6 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // ---- C code of our own ----
-        // AVX2 layer arithmetic for the RNNoise library scripts/setup fetches (see its .c file).
-        .target(name: "CRNNoiseKernels"),
         // The C API of libsoundscape-whisper.so (native/whisper/, built by scripts/setup), loaded at run time.
         .systemLibrary(name: "CSoundscapeWhisper"),
 
@@ -67,7 +65,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",
-                dependencies: ["CPocketSphinx", "CSpeexDSP", "CRNNoiseKernels", "CSoundscapeWhisper", .product(name: "Logging", package: "swift-log")],
+                dependencies: ["CPocketSphinx", "CSpeexDSP", "CSoundscapeWhisper", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Guidance",
                 dependencies: ["Geo", "MapData", "Location", "Callouts", "Behaviors",

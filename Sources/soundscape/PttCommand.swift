@@ -66,6 +66,7 @@ struct VoiceOptions: ParsableArguments {
     func inputOptions() throws -> VoiceInputOptions {
         guard let code = EvdevKey.code(named: pttKey) else { throw ValidationError("unknown key \(pttKey)") }
         return VoiceInputOptions(source: mic, controlSocket: controlSocket, wakeWord: wakeWord, keyDevice: pttDevice,
-                                 keyCode: code, endpointSilence: endpoint)
+                                 keyCode: code, endpointSilence: endpoint,
+                                 recordingsDirectory: ProcessInfo.processInfo.environment["SOUNDSCAPE_VOICE_RECORDINGS"])
     }
 }

@@ -21,7 +21,8 @@ struct VoiceEndToEndTests {
         let socket: String
         let log: URL
 
-        init(dir: URL, extraArguments: [String] = []) async throws {
+        /// - Parameter environment: added to this process's environment (a data folder of its own, `SOUNDSCAPE_DATA`).
+        init(dir: URL, extraArguments: [String] = [], environment: [String: String] = [:]) async throws {
             socket = dir.appendingPathComponent("control.sock").path
             log = dir.appendingPathComponent("run.log")
             process.executableURL = Soundscape.executable
@@ -30,6 +31,7 @@ struct VoiceEndToEndTests {
                                  "--verbose"] + extraArguments
             // Its own settings and user data: a setting changed by voice must not reach the user's files or another test.
             process.environment = ProcessInfo.processInfo.environment.merging(["XDG_DATA_HOME": dir.path, "XDG_CONFIG_HOME": dir.path]) { $1 }
+                .merging(environment) { $1 }
             FileManager.default.createFile(atPath: log.path, contents: nil)
             let logHandle = try FileHandle(forWritingTo: log)
             process.standardInput = Pipe()

@@ -5,8 +5,8 @@
 ///
 /// While it is asleep (or snoozing) every event is ignored, so only waking it is listened for. Quitting was
 /// listened for too at first, but then 12 of 190 ordinary sentences were taken for "quit" ("it's too cold",
-/// "wait for me here"): with so few phrasings, a stray sentence has no rival close to it, and the rejection
-/// model trusts a command without rivals. A false wake only says "Awake"; a false quit would end the program.
+/// "wait for me here"): with so few phrasings, a stray sentence has no rival close to it. A false wake only says
+/// "Awake"; a false quit would end the program.
 ///
 /// The intents come from the grammar's tags: a new phrasing of "wake up" in `Grammars/` is heard while asleep
 /// without a change here.
@@ -22,14 +22,10 @@ public enum ListeningState: String, Sendable, CaseIterable {
         }
     }
 
-    /// The least confidence a command needs in this state, besides the rejection model's own threshold (0.5).
+    /// The least confidence a command needs in this state, besides PocketSphinx's own threshold.
     ///
-    /// Asleep, 0.8. The search then has one phrasing, so a stray sentence has no rival in it, and the N-best
-    /// margin, which counts in the sentence's favour when it has none, lifts it: in `make bench` 12 of 190
-    /// ordinary sentences ("wait", "oh no", "where are my gloves") reached 0.5 and would have woken it. In the
-    /// dump of that run, the tuning voices' "wake up" scored at least 0.99 and the tuning sentences below 0.8;
-    /// on the held-out ones 0.8 kept every "wake up" (the lowest 0.87) and let 1 of 95 sentences through
-    /// instead of 6. A "wake up" refused costs saying it again; a false wake brings back the callouts.
+    /// Asleep, 0.8: the search then has one phrasing, so a stray sentence has no rival in it and only its fit
+    /// can refuse it. A "wake up" refused costs saying it again; a false wake brings back the callouts.
     public var minimumConfidence: Double {
         switch self {
         case .awake: 0
@@ -37,13 +33,11 @@ public enum ListeningState: String, Sendable, CaseIterable {
         }
     }
 
-    /// `model` as it decides in this state: its threshold raised to ``minimumConfidence``. Both the decision
-    /// and ``ConfidenceModel/marginCanChange(_:)`` use it, so that the N-best margin is also weighed when it could
-    /// lift a command over the floor, not only over the model's own threshold.
-    public func deciding(_ model: ConfidenceModel) -> ConfidenceModel {
-        var model = model
-        model.threshold = max(model.threshold, minimumConfidence)
-        return model
+    /// `confidence` as it decides in this state: its threshold raised to ``minimumConfidence``.
+    public func deciding(_ confidence: AcousticConfidence) -> AcousticConfidence {
+        var confidence = confidence
+        confidence.threshold = max(confidence.threshold, minimumConfidence)
+        return confidence
     }
 
     /// The state in which a command of this intent is meant to be said (``asleep`` for "wake up").
