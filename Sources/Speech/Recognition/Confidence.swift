@@ -120,7 +120,7 @@ public struct AcousticConfidence: Sendable, Equatable, Codable {
     }
 
     /// Chosen on the espeak-ng tuning voices of `soundscape bench` (docs/measurements.md, "Simpler recognizer").
-    public static let standard = AcousticConfidence(center: -0.0039, spread: 0.0006)
+    public static let standard = AcousticConfidence(center: -0.0048, spread: 0.0006)
 
     /// Accepts everything the grammar matched (no rejection).
     public static let acceptAll = AcousticConfidence(center: -.infinity, spread: 1, threshold: 0)
