@@ -46,8 +46,6 @@ let package = Package(
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
 
         // ---- C code of our own ----
-        // AVX2 layer arithmetic for the RNNoise library scripts/setup fetches (see its .c file).
-        .target(name: "CRNNoiseKernels"),
         // The C API of libsoundscape-whisper.so (native/whisper/, built by scripts/setup), loaded at run time.
         .systemLibrary(name: "CSoundscapeWhisper"),
 
@@ -87,7 +85,7 @@ let package = Package(
                                .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Speech",
-                dependencies: ["CPocketSphinx", "CSpeexDSP", "CRNNoiseKernels", "CSoundscapeWhisper", .product(name: "Logging", package: "swift-log")],
+                dependencies: ["CPocketSphinx", "CSpeexDSP", "CSoundscapeWhisper", .product(name: "Logging", package: "swift-log")],
                 swiftSettings: strict),
         .target(name: "Guidance",
                 dependencies: ["Geo", "MapData", "Location", "Callouts", "Behaviors",
@@ -108,7 +106,7 @@ let package = Package(
                                          .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
                           swiftSettings: strict),
         .executableTarget(name: "SoundscapeBench",
-                          dependencies: ["App", "Geo", "MapData", "Audio", "Speech",
+                          dependencies: ["App", "TileServer", "Geo", "MapData", "Audio", "Speech",
                                          .product(name: "ArgumentParser", package: "swift-argument-parser"),
                                          .product(name: "Logging", package: "swift-log")],
                           swiftSettings: strict),

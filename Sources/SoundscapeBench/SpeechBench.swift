@@ -71,17 +71,11 @@ enum SpeechBench {
         var rng = SplitMix64(seed: 20_261_121)
         let (noise, noiseName) = streetNoise(paths: paths, rng: &rng)
 
-        // SOUNDSCAPE_ASR_DUMP=file: one JSON line per utterance (condition, variant, sentence, features) for fitting
-        // the rejection model offline (scripts/fit-confidence.py).
+        // SOUNDSCAPE_ASR_DUMP=file: one JSON line per utterance (condition, variant, sentence, features), for
+        // choosing PocketSphinx's confidence threshold offline.
         let dump: FileHandle? = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_DUMP"].flatMap { path in
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
-        }
-        // The model is fitted on every utterance's margin; the figures below are then measured with it always
-        // taken (slower), so bench without the dump for the latency the app has. SOUNDSCAPE_ASR_MARGIN=off dumps
-        // without forcing the margin (quicker, for experiments on what the grammar search hears).
-        if dump != nil && ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_MARGIN"] != "off" {
-            recognizer.recognizer.measuresMarginAlways = true
         }
         func record(_ kind: String, _ condition: String, variant: Int, sentence: Int, text: String, expected: RecognizedCommand?, _ r: VoiceResult) {
             guard let dump else { return }
@@ -92,7 +86,7 @@ enum SpeechBench {
                 "intentOK": r.heard != nil && r.heard?.intent == expected?.intent && r.heard?.slots == expected?.slots,
                 "confidence": r.confidence, "worstWord": f.worstWord, "meanWord": f.meanWord, "speechInFillers": f.speechInFillers,
                 "utterance": f.utterance, "phoneErrorRate": f.phoneErrorRate, "phoneCountRatio": f.phoneCountRatio, "framesPerPhone": f.framesPerPhone,
-                "nbestMargin": f.nbestMargin, "everydayMargin": f.everydayMargin, "everydayEvidence": f.everydayEvidence, "wordCount": f.wordCount, "speechFrames": f.speechFrames,
+                "wordCount": f.wordCount, "speechFrames": f.speechFrames,
                 "duration": r.duration, "latencyMs": lastLatency,
             ]
             if let data = try? JSONSerialization.data(withJSONObject: row, options: [.sortedKeys]) {
@@ -236,55 +230,37 @@ enum SpeechBench {
         let latency = Percentiles(latencies)
         figures.append(BenchFigure("ASR release → intent p50", latency.at(50), "ms"))
         figures.append(.atMost("ASR release → intent p95", latency.at(95), "ms", 50))
-        figures.append(.atLeast("ASR decode speed (grammar, phone loop, everyday-word loop)", audioSeconds / max(cpuSeconds, 1e-9), "× real time", 5))
+        figures.append(.atLeast("ASR decode speed (grammar, phone loop)", audioSeconds / max(cpuSeconds, 1e-9), "× real time", 5))
         // The table comes at the very end (after the wake-word bench); the recognizer's figures are logged now.
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
 
-        figures += try rnnoiseArithmetic(paths: paths, corpus: corpus, noise: noise, rng: &rng)
+        // A subset with "extras=0" leaves out the RNNoise, first-command and human-recording figures (quick runs).
+        guard subset["extras"]?.first != "0" else { return figures }
+        figures += try rnnoiseSpeed(paths: paths, corpus: corpus, noise: noise, rng: &rng)
         figures += try firstCommands(paths: paths, corpus: corpus, noise: noise, noiseName: noiseName, rng: &rng)
         figures += try humanRecordings(recognizer: recognizer, paths: paths)
         return figures
     }
 
-    /// RNNoise alone on a minute of commands in street noise (10 dB), streamed in 20 ms chunks: how fast with
-    /// the library's own arithmetic (from a second copy of the file, which the loader keeps apart from the
-    /// first) and with the AVX2 kernels (CRNNoiseKernels), and how far apart the two outputs are.
-    static func rnnoiseArithmetic(paths: ProjectPaths, corpus: VoiceCorpus, noise: [Float],
-                                  rng: inout SplitMix64) throws -> [BenchFigure] {
+    /// RNNoise alone on a minute of commands in street noise (10 dB), streamed in 20 ms chunks: how fast.
+    static func rnnoiseSpeed(paths: ProjectPaths, corpus: VoiceCorpus, noise: [Float],
+                             rng: inout SplitMix64) throws -> [BenchFigure] {
         guard let path = paths.rnnoiseLibrary(), FileManager.default.fileExists(atPath: path) else { return [] }
         var audio: [Int16] = []
         for p in corpus.phrasings(seed: 7) where audio.count < 60 * 16_000 {
             audio += VoiceCorpus.finish(try corpus.speech(p.text, variant: VoiceCorpus.variants[0]), noise: noise, snr: 10, rng: &rng)
         }
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-rnnoise-\(getpid())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let copy = directory.appendingPathComponent("librnnoise.so").path
-        try FileManager.default.copyItem(atPath: path, toPath: copy)
-        var figures: [BenchFigure] = [], outputs: [[Int16]] = []
-        for library in [try NeuralNoiseSuppressor.Library(path: copy, vectorKernels: false), try NeuralNoiseSuppressor.Library(path: path)] {
-            let suppressor = try NeuralNoiseSuppressor(library: library)
-            let start = processorSeconds()
-            let out = suppressor.cleanAll(audio)
-            let seconds = processorSeconds() - start
-            outputs.append(out)
-            let arithmetic = library.usesVectorKernels ? "AVX2 kernels" : "the library's own arithmetic"
-            figures.append(BenchFigure("RNNoise speed (\(String(format: "%.0f", Double(audio.count) / 16_000)) s), \(arithmetic)",
-                                       Double(audio.count) / 16_000 / max(seconds, 1e-9), "× real time"))
-        }
-        var signal = 0.0, difference = 0.0
-        for (a, b) in zip(outputs[0], outputs[1]) {
-            signal += Double(a) * Double(a)
-            difference += (Double(a) - Double(b)) * (Double(a) - Double(b))
-        }
-        figures.append(BenchFigure("RNNoise output, AVX2 kernels against the library's own (signal to difference)",
-                                   10 * log10(signal / max(difference, 1e-9)), "dB"))
-        for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
-        return figures
+        let suppressor = try NeuralNoiseSuppressor(library: NeuralNoiseSuppressor.Library(path: path))
+        let start = processorSeconds()
+        _ = suppressor.cleanAll(audio)
+        let seconds = processorSeconds() - start
+        let figure = BenchFigure("RNNoise speed (\(String(format: "%.0f", Double(audio.count) / 16_000)) s)",
+                                 Double(audio.count) / 16_000 / max(seconds, 1e-9), "× real time")
+        printError("bench: \(figure.name): \(String(format: "%.2f", figure.value)) \(figure.unit)")
+        return [figure]
     }
 
-    /// Processor time of this process and of its children that have ended (the N-best margin searches run
-    /// in forked children), user and system, in seconds.
+    /// Processor time of this process and of its children that have ended, user and system, in seconds.
     static func processorSeconds() -> Double {
         func seconds(_ who: Int32) -> Double {
             var usage = rusage()

@@ -134,25 +134,6 @@ public final class PocketSphinxDecoder {
         }
     }
 
-    /// Switches to a finite-state grammar in PocketSphinx's FSG text format (FSG_BEGIN … FSG_END). Its
-    /// transition probabilities are taken as they are, as a JSGF grammar's weights are (the FSG reader would
-    /// raise them to the power of the language weight, `-lw`, if asked).
-    public func useGrammar(fsg text: String, name: String) throws {
-        var bytes = Array(text.utf8)
-        let loaded: Bool = bytes.withUnsafeMutableBytes { buffer in
-            guard let file = fmemopen(buffer.baseAddress, buffer.count, "r") else { return false }
-            defer { fclose(file) }
-            guard let model = fsg_model_read(file, ps_get_logmath(decoder), 1) else { return false }
-            // The search keeps its own reference.
-            defer { fsg_model_free(model) }
-            return ps_set_fsg(decoder, name, model) >= 0
-        }
-        if !loaded { throw RecognitionError(message: "the grammar \"\(name)\" did not load: \(lastLogErrors())") }
-        if ps_set_search(decoder, name) < 0 {
-            throw RecognitionError(message: "cannot switch to the grammar \"\(name)\"")
-        }
-    }
-
     /// Decodes one whole utterance of 16 kHz mono 16-bit samples, streaming it in 1024-sample chunks
     /// as live input would arrive.
     public func decode(_ samples: [Int16]) throws -> Hypothesis {

@@ -67,6 +67,6 @@ struct VoiceOptions: ParsableArguments {
         guard let code = EvdevKey.code(named: pttKey) else { throw ValidationError("unknown key \(pttKey)") }
         return VoiceInputOptions(source: mic, controlSocket: controlSocket ?? environment.controlSocket,
                                  wakeWord: wakeWord, keyDevice: pttDevice, keyCode: code, endpointSilence: endpoint,
-                                 adaptationFile: environment.microphoneAdaptation)
+                                 adaptationFile: environment.microphoneAdaptation, recordingsDirectory: environment.voiceRecordings)
     }
 }

@@ -45,12 +45,12 @@ final class RunningAssistant {
     /// setting changed by voice reaches another test). Returns once the control socket answers and the greeting
     /// and the names of the grammar have had time to finish.
     static func listening(dir: URL, at place: Coordinate = VoiceEndToEndTests.here, heading: Double = 90,
-                          extraArguments: [String] = []) async throws -> RunningAssistant {
+                          extraArguments: [String] = [], environment: [String: String] = [:]) async throws -> RunningAssistant {
         let socket = dir.appendingPathComponent("control.sock").path
         let run = try RunningAssistant(
             arguments: ["run", "--at", "\(place.latitude),\(place.longitude)", "--heading", "\(heading)",
                         "--db", Soundscape.helsinkiDatabase, "--control-socket", socket, "--verbose"] + extraArguments,
-            environment: ["XDG_DATA_HOME": dir.path, "XDG_CONFIG_HOME": dir.path], logs: true, dir: dir)
+            environment: ["XDG_DATA_HOME": dir.path, "XDG_CONFIG_HOME": dir.path].merging(environment) { $1 }, logs: true, dir: dir)
         var ready = false
         for _ in 0..<300 where !ready {
             ready = (try? ControlSocket.send("status", to: socket)) != nil

@@ -6,7 +6,7 @@ import Testing
 @Suite("RNNoise before recognition")
 struct NeuralNoiseSuppressorTests {
     static var libraryPath: String {
-        VoiceRecognizer.Configuration.defaultNeuralDenoiser
+        RecognizerTests.configuration().neuralDenoiser
             ?? FileManager.default.currentDirectoryPath + "/.data/rnnoise/librnnoise.so"
     }
 
@@ -121,45 +121,5 @@ struct NeuralNoiseSuppressorTests {
         #expect(recognizer.neural != nil)
         let result = try recognizer.recognize(RecognizerTests.speech("mute the beacon"))
         #expect(result.command?.intent == "mute_beacon", "heard \(result.text), \(result.rejection ?? "accepted")")
-    }
-
-    /// Whether this processor has AVX2, from the kernel's own list (not from the code under test).
-    static var processorHasAVX2: Bool {
-        ((try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? "")
-            .split(separator: "\n").first { $0.hasPrefix("flags") }?.split(separator: " ").contains("avx2") ?? false
-    }
-
-    @Test func theVectorKernelsAreInPlaceWhereTheProcessorHasAVX2AndAgreeWithTheLibraryBitForBit() throws {
-        let library = try Self.library()
-        let avx2 = Self.processorHasAVX2
-        #expect(library.usesVectorKernels == avx2, "\(library.arithmetic)")
-        #expect(library.arithmetic.contains(avx2 ? "AVX2 kernels" : "own arithmetic"), "\(library.arithmetic)")
-        // Float layers in the portable order of operations, and 8-bit layers, against the library's own function.
-        #expect(library.vectorKernelsSelfTest() == (avx2 ? 0 : nil))
-    }
-
-    @Test func theVectorKernelsCleanAsTheLibraryDoes() throws {
-        try #require(Self.processorHasAVX2, "the kernels need AVX2")
-        // A second copy of the file is a second library for the loader, left with its own arithmetic.
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("rnnoise-\(getpid())-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let copy = directory.appendingPathComponent("librnnoise.so").path
-        try FileManager.default.copyItem(atPath: Self.libraryPath, toPath: copy)
-        let portable = try NeuralNoiseSuppressor.Library(path: copy, vectorKernels: false)
-        let vector = try Self.library()
-        #expect(!portable.usesVectorKernels && vector.usesVectorKernels)
-
-        let speech = try RecognizerTests.speech("set a beacon on kiasma")
-        let input = NoiseSuppressorTests.signal(seconds: 1, noise: 1_500, tone: 0, seed: 11)
-            + zip(speech, NoiseSuppressorTests.signal(seconds: Double(speech.count) / 16_000, noise: 1_500, tone: 0, seed: 12))
-                .map { Int16(clamping: Int($0) + Int($1)) }
-        let a = Self.run(try NeuralNoiseSuppressor(library: portable), input, chunk: 320)
-        let b = Self.run(try NeuralNoiseSuppressor(library: vector), input, chunk: 320)
-        let identical = a == b
-        #expect(!identical, "the 8-bit weights change the arithmetic, so the two cannot be identical")
-        let difference = zip(a, b).map { Int16(clamping: Int($0) - Int($1)) }
-        let snr = 20 * log10(NoiseSuppressorTests.rms(a[...]) / max(NoiseSuppressorTests.rms(difference[...]), 1e-9))
-        #expect(snr > 25, "the kernels' output is only \(snr) dB from the library's")
     }
 }

@@ -66,11 +66,11 @@ extension AppBuilder {
             // How long decoding took (the grammar's size and the names spliced into it decide it).
             let ms = Double(decoding.components.seconds) * 1000 + Double(decoding.components.attoseconds) / 1e15
             FileHandle.standardError.write(Data("decoded \(String(format: "%.2f", result.duration)) s of speech in \(String(format: "%.0f", ms)) ms\n".utf8))
-            // What the rejection was decided on, for whoever tunes it.
+            // What PocketSphinx's confidence was worked out from.
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let features = (try? encoder.encode(result.features)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-            FileHandle.standardError.write(Data("features: \(features)\neveryday loop heard: \"\(result.everydayText)\"\n".utf8))
+            FileHandle.standardError.write(Data("features: \(features)\n".utf8))
         }
         if options.json {
             printReply(ListenReport.json(result, report: report))   // straight to the output, before any answer

@@ -5,7 +5,8 @@ import Foundation
 ///
 /// `SOUNDSCAPE_HOME` and `SOUNDSCAPE_DATA` name the program's and the fetched files (``ProjectPaths``);
 /// `XDG_DATA_HOME`, `XDG_CONFIG_HOME` and `XDG_RUNTIME_DIR` the user's; `SOUNDSCAPE_USER_DB` another user
-/// database (tests); `DBUS_SYSTEM_BUS_ADDRESS` the bus with the compass.
+/// database (tests); `DBUS_SYSTEM_BUS_ADDRESS` the bus with the compass; `SOUNDSCAPE_VOICE_RECORDINGS` a folder
+/// for the utterances heard.
 public struct AppEnvironment: Sendable, Equatable {
     /// The program's grammars, models, sounds and fetched data.
     public var paths: ProjectPaths
@@ -19,6 +20,8 @@ public struct AppEnvironment: Sendable, Equatable {
     public var userDatabase: String
     /// The D-Bus system bus, when the environment names one.
     public var systemBus: String?
+    /// `$SOUNDSCAPE_VOICE_RECORDINGS`: a folder where `run` keeps each utterance as a WAV file (checking a microphone).
+    public var voiceRecordings: String?
 
     /// The map database: `map.sqlite` in the data directory.
     public var mapDatabase: String { (dataDirectory as NSString).appendingPathComponent("map.sqlite") }
@@ -26,13 +29,14 @@ public struct AppEnvironment: Sendable, Equatable {
     public var microphoneAdaptation: String { (dataDirectory as NSString).appendingPathComponent("microphones.json") }
 
     public init(paths: ProjectPaths, dataDirectory: String, settingsFile: String, controlSocket: String,
-                userDatabase: String? = nil, systemBus: String? = nil) {
+                userDatabase: String? = nil, systemBus: String? = nil, voiceRecordings: String? = nil) {
         self.paths = paths
         self.dataDirectory = dataDirectory
         self.settingsFile = settingsFile
         self.controlSocket = controlSocket
         self.userDatabase = userDatabase ?? (dataDirectory as NSString).appendingPathComponent("user.sqlite")
         self.systemBus = systemBus
+        self.voiceRecordings = voiceRecordings
     }
 
     /// The environment variable naming the user database (tests; `--user-db` wins).
@@ -52,6 +56,7 @@ public struct AppEnvironment: Sendable, Equatable {
                               settingsFile: configBase + "/soundscape/config.toml",
                               controlSocket: (runtime as NSString).appendingPathComponent("soundscape/control.sock"),
                               userDatabase: value(userDatabaseVariable),
-                              systemBus: value("DBUS_SYSTEM_BUS_ADDRESS"))
+                              systemBus: value("DBUS_SYSTEM_BUS_ADDRESS"),
+                              voiceRecordings: value("SOUNDSCAPE_VOICE_RECORDINGS"))
     }
 }

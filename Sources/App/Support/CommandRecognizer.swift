@@ -4,7 +4,7 @@ import Speech
 import Synchronization
 
 /// The command recognizer as the program uses it: the en-us model, the extra pronunciations of
-/// Models/extra.dict, the grammar folder Grammars/ and the tuned rejection. `soundscape listen`, live
+/// Models/extra.dict, the grammar folder Grammars/, RNNoise where scripts/setup put it and PocketSphinx's own confidence. `soundscape listen`, live
 /// voice input and the benchmark share it.
 public final class CommandRecognizer {
     public let recognizer: VoiceRecognizer
@@ -20,9 +20,9 @@ public final class CommandRecognizer {
 
     /// - Parameters:
     ///   - grammarPath: a folder of `.gram` files or one file; default Grammars/.
-    ///   - confidence: the rejection model (``ConfidenceModel/tuned`` unless measuring).
+    ///   - confidence: PocketSphinx's own confidence and threshold (``AcousticConfidence/standard`` unless measuring).
     public init(paths: ProjectPaths, model: AcousticModel = .debianEnglish, grammarPath: String? = nil,
-                confidence: ConfidenceModel = .tuned, pronouncer: (any Pronouncer)? = EspeakPronouncer()) throws {
+                confidence: AcousticConfidence = .standard, pronouncer: (any Pronouncer)? = EspeakPronouncer()) throws {
         let path = grammarPath ?? paths.grammars.path
         let grammar = try Self.loadGrammar(path)
         let extra = try ExtraDictionary.words(paths.extraDictionary.path)

@@ -29,9 +29,9 @@ public struct VoiceCorpus {
         Variant("en+f2", 145), Variant("en-us-nyc", 185), Variant("en-gb-scotland", 170),
     ]
 
-    /// The tuning split, on which the rejection model (``ConfidenceModel/tuned``) was fitted and its threshold
-    /// chosen: voices 0, 2, 4 of ``variants`` and the even-numbered ``outOfGrammar`` sentences. Figures are
-    /// reported on the rest (the held-out split): other voices and other sentences than the model saw.
+    /// The tuning split, on which PocketSphinx's confidence threshold (``AcousticConfidence/standard``) was chosen:
+    /// voices 0, 2, 4 of ``variants`` and the even-numbered ``outOfGrammar`` sentences. Figures are reported on the
+    /// rest (the held-out split): other voices and other sentences than the threshold was chosen on.
     public static func isTuning(variant index: Int) -> Bool { index % 2 == 0 }
     public static func isTuning(outOfGrammar index: Int) -> Bool { index % 2 == 0 }
 

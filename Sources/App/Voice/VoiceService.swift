@@ -23,9 +23,11 @@ public struct VoiceInputOptions: Sendable {
     /// Where each microphone's cepstral mean is kept between runs (``MicrophoneAdaptationStore``,
     /// ``AppEnvironment/microphoneAdaptation`` by default).
     public var adaptationFile: String
+    /// Keep every utterance as a WAV file in this folder (for checking a microphone); nil for none.
+    public var recordingsDirectory: String?
 
     public init(source: String? = nil, controlSocket: String, wakeWord: String? = nil, keyDevice: String? = nil,
-                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String) {
+                keyCode: UInt16 = 97, endpointSilence: Double? = nil, adaptationFile: String, recordingsDirectory: String? = nil) {
         self.source = source
         self.controlSocket = controlSocket
         self.wakeWord = wakeWord
@@ -33,6 +35,7 @@ public struct VoiceInputOptions: Sendable {
         self.keyCode = keyCode
         self.endpointSilence = endpointSilence
         self.adaptationFile = adaptationFile
+        self.recordingsDirectory = recordingsDirectory
     }
 }
 
@@ -125,6 +128,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         var listenerOptions = CommandListener.Options()
         listenerOptions.endpointSilence = options.endpointSilence
+        listenerOptions.recordingsDirectory = options.recordingsDirectory
         // After each utterance, what the recognizer learned is kept for the microphone that heard it.
         listener = CommandListener(recognizer: recognizer.recognizer, capture: microphone, wakeWord: wake, options: listenerOptions,
                                    secondOpinion: secondRecognizer.secondOpinion) { recognizer in

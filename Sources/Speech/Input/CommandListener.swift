@@ -57,8 +57,8 @@ public final class CommandListener: @unchecked Sendable {
         public var endpointSilence: Double?
         /// Longest utterance.
         public var maximumUtterance = 8.0
-        /// Save every utterance as a WAV file here (for checking a microphone; `SOUNDSCAPE_VOICE_RECORDINGS`).
-        public var recordingsDirectory: String? = ProcessInfo.processInfo.environment["SOUNDSCAPE_VOICE_RECORDINGS"]
+        /// Save every utterance as a WAV file here (for checking a microphone); nil for none.
+        public var recordingsDirectory: String?
         public init() {}
     }
 

@@ -1,4 +1,3 @@
-import CRNNoiseKernels
 import CSpeexDSP
 import Foundation
 
@@ -9,8 +8,8 @@ import Foundation
 ///
 /// The library is loaded at run time (`dlopen`) from the file `scripts/setup` fetches, so that the program
 /// builds and runs without it (then only the spectral suppressor cleans the audio). In `make bench` the grammar
-/// decoder heard 93 % of the commands in 5 dB street noise right with it and 76 % without, and about as many in
-/// quiet (see ``VoiceRecognizer/Configuration/neuralDenoiser``).
+/// decoder heard far more of the commands in loud street noise right with it, and about as many in quiet
+/// (docs/measurements.md).
 ///
 /// The output is the input delayed by two RNNoise frames (20 ms); ``flush()`` pushes the rest out with silence
 /// so that exactly as many samples come out as went in. Not thread-safe: one stream, one thread or task at a time.
@@ -23,22 +22,9 @@ public final class NeuralNoiseSuppressor {
         fileprivate let destroy: @convention(c) (OpaquePointer?) -> Void
         fileprivate let processFrame: @convention(c) (OpaquePointer?, UnsafeMutablePointer<Float>?, UnsafePointer<Float>?) -> Float
         public let frameSize: Int
-        /// Whether the library's layer arithmetic runs on this program's AVX2 kernels (CRNNoiseKernels).
-        public let usesVectorKernels: Bool
-        /// Which arithmetic the library runs on, and if not the kernels, why.
-        public let arithmetic: String
-
-        /// True unless `SOUNDSCAPE_ASR_RNNOISE_KERNELS` says "library" (for comparisons in the bench).
-        public static var defaultVectorKernels: Bool {
-            ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_RNNOISE_KERNELS"] != "library"
-        }
 
         /// Loads the library; the error names the file and what is wrong with it.
-        ///
-        /// - Parameter vectorKernels: put the AVX2 kernels in place of the library's portable layer arithmetic
-        ///   when they can be (see CRNNoiseKernels): about twice as fast (`make bench`). The change is made
-        ///   to the loaded library, so it holds for every user of it in this process.
-        public init(path: String, vectorKernels: Bool = Library.defaultVectorKernels) throws {
+        public init(path: String) throws {
             guard FileManager.default.fileExists(atPath: path) else {
                 throw RecognitionError(message: "the RNNoise library \(path) does not exist (scripts/setup fetches it on x86-64 and 64-bit ARM)")
             }
@@ -64,16 +50,6 @@ public final class NeuralNoiseSuppressor {
                 throw RecognitionError(message: "the RNNoise library \(path) works on frames of \(frameSize) samples, not 480 (10 ms at 48 kHz)")
             }
             self.handle = handle
-            let outcome = vectorKernels ? ss_rnnoise_kernels_install(handle) : -1
-            usesVectorKernels = outcome == Int32(SS_RNNOISE_KERNELS_INSTALLED)
-            arithmetic = vectorKernels ? String(cString: ss_rnnoise_kernels_describe(outcome)) : "the library's own arithmetic, as asked"
-        }
-
-        /// Runs the library's layer function and the kernels on test layers of each kind the library uses and
-        /// returns how many disagree in any bit, or nil when the kernels cannot run on this library here.
-        public func vectorKernelsSelfTest() -> Int? {
-            let disagreeing = ss_rnnoise_kernels_self_test(handle, nil)
-            return disagreeing < 0 ? nil : Int(disagreeing)
         }
 
         deinit { dlclose(handle) }
