@@ -51,7 +51,7 @@ struct TilesServeCommand: AsyncParsableCommand {
             if let postgres {
                 source = try PostGISTileSource(configuration: .init(url: postgres, prefix: prefix))
             } else {
-                source = try SQLiteTileSource(path: db ?? MapPaths.defaultDatabase())
+                source = try SQLiteTileSource(path: db ?? AppEnvironment.read().mapDatabase)
             }
         } catch {
             throw ValidationError("\(error)")

@@ -72,7 +72,7 @@ extension AppBuilder {
         let outsideTiles: OutsideMapTiles?
         do { outsideTiles = try OutsideMapTiles(service: settings.tileService, databasePath: dbPath) } catch {
             await output.problem("\(error)")
-            throw ExitCode(1)
+            throw AppExit(code: 1)
         }
         let map: SpatialDataView
         do { map = try SpatialDataView(path: dbPath) } catch {

@@ -32,22 +32,19 @@ extension TileGeoJSON {
     /// Renders elements as a tile in the service's format: those the importer would keep, classified as it does,
     /// with the same tags; ordered by osm_ids like the SQLite rendering.
     public static func render(elements: [TileElement]) -> Data {
-        var features: [(ids: String, json: String)] = []
+        var features: [(ids: String, feature: RenderedFeature)] = []
         features.reserveCapacity(elements.count)
         for element in elements {
             let encoded = element.id.encoded
             guard let f = FeatureRules.makeFeature(key: element.id.description, osmIDs: [encoded],
                                                    tags: OSMTags(element.tags), geometry: element.geometry) else { continue }
-            let tags = f.tags.pairs.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }
-            var out = "{\"feature_type\":\(JSONText.quoted(f.featureType)),\"feature_value\":\(JSONText.quoted(f.featureValue))"
-            out += ",\"geometry\":\(geometryJSON(f.geometry))"
-            out += ",\"osm_ids\":[\(encoded)]"
-            out += ",\"properties\":\(JSONText.object(tags))"
-            out += ",\"type\":\"Feature\"}"
-            features.append(("[\(encoded)]", out))
+            let tags = Dictionary(f.tags.pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            features.append(("[\(encoded)]", RenderedFeature(featureType: f.featureType, featureValue: f.featureValue,
+                                                             geometry: RenderedGeometry(geometry: f.geometry),
+                                                             osmIDs: [encoded], properties: tags)))
         }
         features.sort { $0.ids < $1.ids }
-        return Data(("{\"features\":[" + features.map(\.json).joined(separator: ",") + "],\"type\":\"FeatureCollection\"}").utf8)
+        return (try? encode(features.map(\.feature))) ?? Data(#"{"features":[],"type":"FeatureCollection"}"#.utf8)
     }
 
     /// The features of a tile as `(osm_ids, feature_type, feature_value)`, for comparing two renderings.

@@ -37,14 +37,19 @@ public enum TileGeoJSON {
             WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
             ORDER BY f.osm_ids, f.key
             """, arguments: [b.maxLatitude, b.minLatitude, b.maxLongitude, b.minLongitude])
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let features = rows.compactMap { row -> RenderedFeature? in
             guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
                   let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { return nil }
             return RenderedFeature(featureType: row[1], featureValue: row[2], geometry: RenderedGeometry(geometry: geometry),
                                    osmIDs: JSONText.decodeIntegers(row[0]), properties: JSONText.decodeStringMap(row[3]))
         }
+        return try encode(features)
+    }
+
+    /// The features as a tile in the service's format (sorted keys, 6 decimals).
+    static func encode(_ features: [RenderedFeature]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(RenderedCollection(features: features))
     }
 
@@ -53,7 +58,7 @@ public enum TileGeoJSON {
         var type = "FeatureCollection"
     }
 
-    private struct RenderedFeature: Encodable {
+    struct RenderedFeature: Encodable {
         var featureType: String
         var featureValue: String
         var geometry: RenderedGeometry
@@ -66,7 +71,7 @@ public enum TileGeoJSON {
     }
 
     /// GeoJSON geometry: `[lon, lat]` positions rounded to 6 decimals (about 0.1 m), as the service writes them.
-    private struct RenderedGeometry: Encodable {
+    struct RenderedGeometry: Encodable {
         var geometry: FeatureGeometry
         enum CodingKeys: String, CodingKey { case coordinates, type }
 
