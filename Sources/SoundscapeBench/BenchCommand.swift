@@ -33,6 +33,15 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With asr: stop starting new sentences after this many seconds (the figures then rest on fewer sentences).")
     var asrBudget: Double?
 
+    @Option(help: "With speech: one JSON line per utterance (features, what was heard) into this file.")
+    var asrDump: String?
+
+    @Option(help: "With speech: a part of the corpus, e.g. \"variants=0,1;conditions=clean,10 dB;oog=1;extras=0\" (figures then not comparable).")
+    var asrSubset: String?
+
+    @Option(help: "With wake: other wake-word settings, as THRESHOLD,PHONE-LOOP-PROBABILITY.")
+    var wakeSettings: String?
+
     @Option(help: "Extract sizes for the import figures, as copies of the extract (default: 1,16,100).")
     var importScales: String = "1,16,100"
 
@@ -89,11 +98,14 @@ struct BenchCommand: AsyncParsableCommand {
         let synthesizer = try EspeakSynthesizer()
         if only == nil || only == "speech" {
             printError("bench: speech synthesis and recognition…")
-            figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer)
+            figures += try SpeechBench.run(paths: paths, synthesizer: synthesizer,
+                                           options: SpeechBench.Options(dump: asrDump, subset: asrSubset))
         }
         if only == nil || only == "speech" || only == "wake" {
             printError("bench: wake word…")
-            figures += try WakeWordBench.run(paths: paths, synthesizer: synthesizer)
+            let knobs = wakeSettings.map { $0.split(separator: ",").compactMap { Double($0) } }
+            if let knobs, knobs.count != 2 { throw ValidationError("--wake-settings must be THRESHOLD,PHONE-LOOP-PROBABILITY, not \"\(wakeSettings ?? "")\"") }
+            figures += try WakeWordBench.run(paths: paths, synthesizer: synthesizer, knobs: knobs.map { ($0[0], $0[1]) })
         }
         if only == nil || only == "asr" {
             printError("bench: two recognizers on espeak-ng, festival and Piper voices…")

@@ -13,7 +13,15 @@ enum SpeechBench {
     /// Where the Rautatientori corpus is "spoken": the place names near it fill the grammar, as live.
     static let corpusPlace = Coordinate(latitude: 60.1699, longitude: 24.9410)
 
-    static func run(paths: ProjectPaths, synthesizer: EspeakSynthesizer) throws -> [BenchFigure] {
+    /// Knobs for experiments, from `soundscape-bench`'s options.
+    struct Options {
+        /// One JSON line per utterance (condition, variant, sentence, features) into this file.
+        var dump: String?
+        /// "variants=0,1;conditions=clean,5 dB;oog=0": a part of the corpus (figures then not comparable).
+        var subset: String?
+    }
+
+    static func run(paths: ProjectPaths, synthesizer: EspeakSynthesizer, options: Options = Options()) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         let sentence = "Coffee shop is about thirty meters ahead on your left side."
         var firstChunk: [Double] = []
@@ -27,7 +35,7 @@ enum SpeechBench {
             if let first { firstChunk.append(first.milliseconds) }
         }
         figures.append(.atMost("TTS first audio, 10 words (espeak-ng, p95)", Percentiles(firstChunk).at(95), "ms", 10))
-        figures += try recognition(paths: paths, synthesizer: synthesizer)
+        figures += try recognition(paths: paths, synthesizer: synthesizer, options: options)
         return figures
     }
 
@@ -44,7 +52,7 @@ enum SpeechBench {
         func percent(_ n: Int) -> Double { total == 0 ? .nan : 100 * Double(n) / Double(total) }
     }
 
-    static func recognition(paths: ProjectPaths, synthesizer: EspeakSynthesizer) throws -> [BenchFigure] {
+    static func recognition(paths: ProjectPaths, synthesizer: EspeakSynthesizer, options: Options) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         let recognizer = try CommandRecognizer(paths: paths)
         if let problem = recognizer.denoiserProblem { printError("bench: Problem: \(problem)") }
@@ -71,9 +79,9 @@ enum SpeechBench {
         var rng = SplitMix64(seed: 20_261_121)
         let (noise, noiseName) = streetNoise(paths: paths, rng: &rng)
 
-        // SOUNDSCAPE_ASR_DUMP=file: one JSON line per utterance (condition, variant, sentence, features), for
-        // choosing PocketSphinx's confidence threshold offline.
-        let dump: FileHandle? = ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_DUMP"].flatMap { path in
+        // --asr-dump FILE: one JSON line per utterance (condition, variant, sentence, features), for choosing
+        // PocketSphinx's confidence threshold offline.
+        let dump: FileHandle? = options.dump.flatMap { path in
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         }
@@ -117,9 +125,9 @@ enum SpeechBench {
         // the tuning split (VoiceCorpus.isTuning: voices 0, 2, 4 and the even out-of-grammar sentences); the
         // figures with targets are measured on the held-out split (voices 1, 3, 5, odd sentences), the whole
         // corpus is shown beside them.
-        // SOUNDSCAPE_ASR_SUBSET="variants=0,1;conditions=clean,5 dB;oog=0" measures a part of the corpus (for quick
+        // --asr-subset "variants=0,1;conditions=clean,5 dB;oog=0" measures a part of the corpus (for quick
         // experiments; the figures are then not comparable with the full bench).
-        let subset = Dictionary(uniqueKeysWithValues: (ProcessInfo.processInfo.environment["SOUNDSCAPE_ASR_SUBSET"] ?? "")
+        let subset = Dictionary(uniqueKeysWithValues: (options.subset ?? "")
             .split(separator: ";").compactMap { part -> (String, [String])? in
                 let kv = part.split(separator: "=", maxSplits: 1)
                 return kv.count == 2 ? (String(kv[0]), kv[1].split(separator: ",").map(String.init)) : nil

@@ -6,16 +6,15 @@ import Speech
 /// The wake phrase ("hey soundscape") spotted in a continuous stream, as the listener runs it between commands:
 /// how many times it is heard when said after other speech, and how often ordinary speech wakes the assistant.
 enum WakeWordBench {
-    static func run(paths: ProjectPaths, synthesizer: EspeakSynthesizer) throws -> [BenchFigure] {
+    /// - Parameter knobs: (threshold, phone-loop probability) to measure other spotter settings than the defaults.
+    static func run(paths: ProjectPaths, synthesizer: EspeakSynthesizer, knobs: (Double, Double)? = nil) throws -> [BenchFigure] {
         let grammar = try CommandRecognizer.loadGrammar(paths.grammars.path)
         let corpus = VoiceCorpus(grammar: grammar, synthesizer: synthesizer)
         var rng = SplitMix64(seed: 20_261_124)
         let (noise, noiseName) = SpeechBench.streetNoise(paths: paths, rng: &rng)
         let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
-        // SOUNDSCAPE_WAKE="threshold,phone-loop probability" measures other spotter settings than the defaults.
-        let knobs = (ProcessInfo.processInfo.environment["SOUNDSCAPE_WAKE"] ?? "").split(separator: ",").compactMap { Double($0) }
-        let spotter = knobs.count == 2 ? try WakeWordSpotter(extraWords: extra, threshold: knobs[0], phoneLoopProbability: knobs[1])
-                                       : try WakeWordSpotter(extraWords: extra)
+        let spotter = try knobs.map { try WakeWordSpotter(extraWords: extra, threshold: $0.0, phoneLoopProbability: $0.1) }
+            ?? WakeWordSpotter(extraWords: extra)
         var figures: [BenchFigure] = []
         var cpuSeconds = 0.0, audioSeconds = 0.0
 

@@ -300,7 +300,7 @@ public final class WakeWordSpotter {
     /// - Parameters:
     ///   - threshold, phoneLoopProbability: PocketSphinx's `-kws_threshold` and `-kws_plp`; synthetic and
     ///     clear speech need a much lower phone-loop probability than the default 0.1. Chosen with
-    ///     `soundscape bench --only wake` (`SOUNDSCAPE_WAKE=threshold,probability`), phone-loop probability
+    ///     `soundscape-bench --only wake --wake-settings threshold,probability`, phone-loop probability
     ///     1e-7: at threshold 1e-25 the phrase was heard 180 times of 180 and ordinary speech woke the spotter
     ///     7 times an hour; at 1e-30, 180 and 8.8; at 1e-20, 179 and 3.5, but a voice change (the test) was
     ///     missed; at 1e-15, 173 and 1.8. (The false wakes are 1–4 in the bench's 34 minutes: a later run of
