@@ -59,9 +59,9 @@ enum Soundscape {
 
 @Suite("The soundscape command line", .serialized)
 struct CommandLineTests {
-    @Test(arguments: ["run", "import", "say", "listen", "simulate", "bench", "doctor", "config", "ptt", "sounds", "demo"])
+    @Test(arguments: ["run", "import", "say", "listen", "simulate", "doctor", "config", "ptt", "sounds", "demo", "tiles serve"])
     func everySubcommandHasHelp(_ command: String) throws {
-        let result = try Soundscape.run([command, "--help"])
+        let result = try Soundscape.run(command.split(separator: " ").map(String.init) + ["--help"])
         #expect(result.status == 0)
         #expect(result.stdout.contains("USAGE: soundscape \(command)"), "\(result.stdout)")
         #expect(result.stdout.contains("--verbose"))

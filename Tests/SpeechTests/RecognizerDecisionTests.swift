@@ -168,5 +168,36 @@ struct RecognizerDecisionTests {
                         distance: 0, wordDistance: 0, written: ["place": "Kiasma"])
         let agreed = RecognizerDecision.decide(first: first, second: same)
         #expect(agreed.outcome == .agreed && agreed.command?.slots["text"] == nil)
+        // The listed name written another way ("Keskus katu 3a"), snapped onto it with hardly a change: also the
+        // ordinary agreement.
+        let marker = RecognizedCommand(intent: "take_me_to", slots: ["place": "Marker at Keskuskatu 3a"], confidence: 0.99,
+                                       words: "take me to marker at keskuskatu three a")
+        let spelled = Snap(heard: ["take", "me", "to", "marker", "at", "keskus", "katu", "three", "a"],
+                           sentence: ["take", "me", "to", "marker", "at", "keskuskatu", "three", "a"], command: marker,
+                           distance: 0.05, wordDistance: 0.2, written: ["place": "Marker at Keskus katu 3a,"])
+        let markerFirst = FirstOpinion(text: marker.words, command: marker, heard: marker, confidence: 0.99)
+        let kept = RecognizerDecision.decide(first: markerFirst, second: spelled)
+        #expect(kept.outcome == .agreed && kept.command?.slots["text"] == nil, "\(kept.reason)")
+    }
+
+    /// The transcript garbled the words before the name and snapped to another command, but it has the word that
+    /// leads into the name: the name after it is taken; without that word, or with a sentence much longer than the
+    /// command, it is not.
+    @Test func aNameAfterTheLeadingWordComesFromAGarbledTranscript() {
+        let heard = RecognizedCommand(intent: "save_marker", slots: ["name": "my bench"], confidence: 0.64,
+                                      words: "save this place as my bench")
+        let first = FirstOpinion(text: heard.words, command: heard, heard: heard, confidence: 0.64)
+        let elsewhere = RecognizedCommand(intent: "take_me_to", slots: ["place": "dentist"], confidence: 1, words: "take me to an dentist")
+        func transcript(_ words: [String]) -> Snap {
+            Snap(heard: words, sentence: ["take", "me", "to", "an", "dentist"], command: elsewhere, distance: 0.57, wordDistance: 0.6)
+        }
+        let d = RecognizerDecision.decide(first: first, second: transcript(["same", "listly", "as", "my", "dentist"]))
+        #expect(d.outcome == .agreed, "\(d.reason)")
+        #expect(d.command?.intent == "save_marker" && d.command?.slots["text"] == "my dentist")
+        // No "as" in it: the ordinary decision, no name from the transcript.
+        #expect(RecognizerDecision.decide(first: first, second: transcript(["same", "listly", "my", "dentist"])).command?.slots["text"] == nil)
+        // A long sentence before "as": not this command's words.
+        let long = transcript(["i", "would", "like", "it", "the", "same", "way", "as", "my", "dentist"])
+        #expect(RecognizerDecision.decide(first: first, second: long).command?.slots["text"] == nil)
     }
 }

@@ -157,14 +157,37 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
               !written.isEmpty else { return nil }
         let writtenWords = IntentParser.tokens(written).map(\.word)
         let value = snapped.slots[slot].map { IntentParser.tokens($0).map(\.word) } ?? []
-        // Agreeing on the listed value is the ordinary agreement, decided below.
-        guard writtenWords != value, let frameHeard = removing(writtenWords, from: second.heard),
+        // Agreeing on the listed value is the ordinary agreement, decided below: the same words, or the transcript
+        // snapped, with hardly a change, onto the very name PocketSphinx heard ("Keskus katu 3a" for the marker
+        // "Marker at Keskuskatu 3a").
+        let sameListed = snapped.slots[slot] != nil && snapped.slots[slot] == heard.slots[slot] && second.distance < 0.2
+        guard writtenWords != value, !sameListed, let frameHeard = removing(writtenWords, from: second.heard),
               let frameSentence = removing(value, from: second.sentence), !frameSentence.isEmpty,
               GrammarSnapper.wordDistance(frameHeard, frameSentence) <= 0.25 else { return nil }
         var command = heard
         command.slots["text"] = written
         return RecognizerDecision(outcome: .agreed, command: command,
                                   reason: "both heard \(intent.rawValue); the name is the transcript's \"\(written)\"")
+    }
+
+    /// PocketSphinx took a command with an open slot, but the transcript's words for the rest of it were garbled, so
+    /// it snapped to another command ("same listly as my dentist" for "save this place as my dentist"). When the
+    /// transcript has the word that leads into the slot ("as", "to", "on", "route") with one to five words after it,
+    /// and about as many words before it as PocketSphinx heard, those words are the name. What it names is read back
+    /// before anything is saved or a route starts.
+    static func anchoredName(first: FirstOpinion, second: Snap) -> RecognizerDecision? {
+        guard let command = first.command, let intent = command.knownIntent, let slot = openSlots[intent],
+              second.command?.intent != command.intent, let value = command.slots[slot] else { return nil }
+        let words = IntentParser.tokens(command.words).map(\.word)
+        let valueWords = IntentParser.tokens(value).map(\.word)
+        guard let frame = removing(valueWords, from: words), frame.count >= 2, let lead = frame.last,
+              let at = second.heard.lastIndex(of: lead) else { return nil }
+        let name = Array(second.heard[(at + 1)...])
+        guard (1...5).contains(name.count), abs(at - (frame.count - 1)) <= 2, name != valueWords else { return nil }
+        var taken = command
+        taken.slots["text"] = name.joined(separator: " ")
+        return RecognizerDecision(outcome: .agreed, command: taken,
+                                  reason: "PocketSphinx heard \(intent.rawValue); the name is the transcript's \"\(name.joined(separator: " "))\" after \"\(lead)\"")
     }
 
     /// `words` without the last run of `part` in it; nil when `part` is not there.
@@ -206,7 +229,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         if first.noSpeech || first.text.isEmpty {
             return RecognizerDecision(outcome: .rejected, command: nil, reason: first.rejection ?? "nothing heard")
         }
-        if let opened = openName(first: first, second: second) { return opened }
+        if let opened = openName(first: first, second: second) ?? anchoredName(first: first, second: second) { return opened }
         let transcript = "\"\(second.heard.joined(separator: " "))\""
         let distance = String(format: "%.2f", second.distance)
         let unsure = (transcriptLogProbability ?? -.infinity) < thresholds.sureTranscript
