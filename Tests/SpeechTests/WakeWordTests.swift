@@ -101,7 +101,11 @@ struct WakeWordTests {
         #expect(zip(spotter.cepstralMean, kept).allSatisfy { abs($0 - $1) < 1e-3 }, "\(spotter.cepstralMean)")
 
         // A running listener: one that does not fit is reported and changes nothing; the next switch is taken.
-        let second = CommandListener(recognizer: recognizer, capture: QuietMicrophone(), wakeWord: spotter)
+        // The spotter's mean follows every step of audio it hears after the switch; 20 ms steps between utterances
+        // (not the idle 100 ms) keep that drift, before the check below, inside its tolerance.
+        var steps = CommandListener.Options()
+        steps.idleChunk = steps.chunk
+        let second = CommandListener(recognizer: recognizer, capture: QuietMicrophone(), wakeWord: spotter, options: steps)
         second.start()
         second.adapt(cepstralMean: [40, 1]) { error in problems.withLock { $0.append("\(error)") } }
         while problems.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(10)) }
