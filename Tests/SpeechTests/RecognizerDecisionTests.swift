@@ -200,4 +200,23 @@ struct RecognizerDecisionTests {
         let long = transcript(["i", "would", "like", "it", "the", "same", "way", "as", "my", "dentist"])
         #expect(RecognizerDecision.decide(first: first, second: long).command?.slots["text"] == nil)
     }
+
+    /// PocketSphinx heard no command; the transcript, sure of its words, is a command's words exactly but for a name
+    /// the user chose: taken with that name. Unsure, or with other words around the name, it is not.
+    @Test func aSureTranscriptWithACommandsWordsAndANewNameIsTaken() {
+        let first = FirstOpinion(text: "take me to place to eat", command: nil, heard: nil, confidence: 0)
+        let listed = RecognizedCommand(intent: "save_marker", slots: ["name": "meeting point"], confidence: 1,
+                                       words: "save this place as meeting point")
+        func transcript(_ words: [String]) -> Snap {
+            Snap(heard: words, sentence: ["save", "this", "place", "as", "meeting", "point"], command: listed,
+                 distance: 0.23, wordDistance: 0.3, written: ["name": "the dentist."])
+        }
+        let exact = transcript(["save", "this", "place", "as", "the", "dentist"])
+        let d = RecognizerDecision.decide(first: first, second: exact, transcriptLogProbability: -0.3)
+        #expect(d.outcome == .secondRecognizer, "\(d.reason)")
+        #expect(d.command?.intent == "save_marker" && d.command?.slots["text"] == "the dentist")
+        #expect(RecognizerDecision.decide(first: first, second: exact, transcriptLogProbability: -2).command == nil)
+        let other = transcript(["save", "that", "place", "as", "the", "dentist"])
+        #expect(RecognizerDecision.decide(first: first, second: other, transcriptLogProbability: -0.3).command == nil)
+    }
 }

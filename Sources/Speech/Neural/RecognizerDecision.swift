@@ -190,6 +190,22 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
                                   reason: "PocketSphinx heard \(intent.rawValue); the name is the transcript's \"\(name.joined(separator: " "))\" after \"\(lead)\"")
     }
 
+    /// The transcript's command when its words, but for an open slot's name, are exactly a sentence of the grammar
+    /// ("save this place as the dentist" against "save this place as meeting point"): the name may be any words, so
+    /// only the rest measures how sure the snap is. Nil for other commands, or when the rest differs.
+    static func exactFrame(_ second: Snap) -> RecognizedCommand? {
+        guard let snapped = second.command, let intent = snapped.knownIntent, let slot = openSlots[intent],
+              let written = second.written[slot]?.trimmingCharacters(in: .whitespacesAndNewlines.union(.punctuationCharacters)),
+              !written.isEmpty else { return nil }
+        let value = snapped.slots[slot].map { IntentParser.tokens($0).map(\.word) } ?? []
+        guard let frameHeard = removing(IntentParser.tokens(written).map(\.word), from: second.heard),
+              let frameSentence = removing(value, from: second.sentence), !frameSentence.isEmpty,
+              frameHeard == frameSentence else { return nil }
+        var command = snapped
+        command.slots["text"] = written
+        return command
+    }
+
     /// `words` without the last run of `part` in it; nil when `part` is not there.
     private static func removing(_ part: [String], from words: [String]) -> [String]? {
         guard !part.isEmpty else { return words }
@@ -258,6 +274,12 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         let firstStrong = firstCommand != nil && first.confidence >= thresholds.strongConfidence
         let rivals = "PocketSphinx heard \(heard?.intent ?? "no command") (\(String(format: "%.2f", first.confidence))), "
             + "the transcript \(transcript) is \(snapped.intent) (distance \(distance))"
+        // A sure transcript whose words are a command's but for a name the user chose: taken even for "save", which
+        // undoes "delete", because a name from the transcript is read back and saved only after "yes, save it".
+        if !firstStrong, !unsure, let named = exactFrame(second) {
+            return RecognizerDecision(outcome: .secondRecognizer, command: named,
+                                      reason: rivals + "; the transcript is that command's words exactly, with the name \"\(named.slots["text"] ?? "")\"")
+        }
         if secondStrong && !firstStrong && !undoesAnother(snapped) {
             var command = withFreeText(snapped, from: second)
             command.confidence = 1 - second.distance
