@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Renders sentences with a Piper voice for `soundscape bench --only asr`.
+"""Renders sentences with a Piper voice for `soundscape-bench --only asr`.
 
 Reads JSON lines {"text": ..., "out": path.wav, "length_scale": 1.0} on stdin and writes each sentence as a WAV
 file (the voice's own rate); the model is loaded once. Prints one line "ok PATH" per file written.

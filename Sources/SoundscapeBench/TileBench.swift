@@ -3,7 +3,7 @@ import Geo
 import MapData
 import TileServer
 
-/// `soundscape bench --only tiles`: requests per second and 99th-percentile latency of `soundscape tiles serve` at
+/// `soundscape-bench --only tiles`: requests per second and 99th-percentile latency of `soundscape tiles serve` at
 /// 1, 8 and 32 concurrent clients, from the SQLite map and from PostGIS loaded by osm2pgsql, side by side. The load
 /// comes from wrk (a second process, keep-alive connections) cycling through every z16 tile of the extract.
 enum TileBench {

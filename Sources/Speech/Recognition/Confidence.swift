@@ -119,7 +119,7 @@ public struct AcousticConfidence: Sendable, Equatable, Codable {
         self.threshold = threshold
     }
 
-    /// Chosen on the espeak-ng tuning voices of `soundscape bench` (docs/measurements.md, "Simpler recognizer").
+    /// Chosen on the espeak-ng tuning voices of `soundscape-bench` (docs/measurements.md, "Simpler recognizer").
     public static let standard = AcousticConfidence(center: -0.0048, spread: 0.0006)
 
     /// Accepts everything the grammar matched (no rejection).
