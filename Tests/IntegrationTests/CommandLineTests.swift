@@ -353,6 +353,19 @@ extension CommandLineTests {
         #expect(again.stdout.hasPrefix("Beacon on "), "\(again.stdout)")
     }
 
+    /// A name no place has, but close to exactly one name of the map (a transcript's "Lyamerican Mar" for American Bar):
+    /// that place; a name close to none is still not found.
+    @Test func takeMeToANameCloseToOnlyOnePlaceGoesThere() throws {
+        let userDB = Soundscape.temporaryUserDatabase()
+        defer { try? FileManager.default.removeItem(atPath: userDB) }
+        let close = try Soundscape.run(["say", "take me to Lyamerican Mar", "--at", "60.1780,24.9480",
+                                        "--db", Soundscape.helsinkiDatabase, "--quiet", "--user-db", userDB])
+        #expect(close.stdout.hasPrefix("Walking route to American Bar, "), "\(close.stdout)")
+        let none = try Soundscape.run(["say", "take me to Zzqx Pub", "--at", "60.1780,24.9480",
+                                       "--db", Soundscape.helsinkiDatabase, "--quiet", "--user-db", userDB])
+        #expect(none.stdout.hasPrefix("I could not find Zzqx Pub"), "\(none.stdout)")
+    }
+
     @Test func sayingTakeMeToPrintsTheRouteAnnouncementsInOrder() throws {
         let userDB = Soundscape.temporaryUserDatabase()
         defer { try? FileManager.default.removeItem(atPath: userDB) }

@@ -349,18 +349,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             do {
                 let planner = try planner.value ?? RoutePlanner.load(mapPath: mapPath)
                 self.planner.set(planner)
-                func planRoute(to name: String) throws -> PlannedGuidance {
-                    try GuidanceCommands.takeMeTo(placeName: name, from: here, heading: heading, map: map, planner: planner,
-                                                  language: language, settings: settings, markers: store?.markers, kinds: kinds)
-                }
-                let plan: PlannedGuidance
-                do { plan = try planRoute(to: place) } catch GuidanceCommandError.placeNotFound(let name, let message) {
-                    // One name in the map close to what was heard ("Lyamerican Mar" for American Bar): that one, read
-                    // back below before the walk starts. With several, the question "Did you mean …?" stands.
-                    let close = map.namesLike(place)
-                    guard close.count == 1 else { throw GuidanceCommandError.placeNotFound(name, message: message) }
-                    plan = try planRoute(to: close[0])
-                }
+                let plan = try GuidanceCommands.takeMeTo(placeName: place, from: here, heading: heading, map: map, planner: planner,
+                                                         language: language, settings: settings, markers: store?.markers, kinds: kinds)
                 // A name matched loosely (a transcript's spelling, a kind, another name of the place) is read back with
                 // where it is, so that a wrong match is heard before the walk starts.
                 if SlotPhrase.spokenWords(plan.place.name) != SlotPhrase.spokenWords(place) {

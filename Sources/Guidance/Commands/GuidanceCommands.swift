@@ -60,7 +60,7 @@ public enum GuidanceCommands {
     public static func takeMeTo(placeName: String, from here: Coordinate, heading: Double? = nil, map: SpatialDataView,
                                 planner: RoutePlanner, language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings(),
                                 markers: MarkerStore? = nil, kinds: KindTable = .empty) throws -> PlannedGuidance {
-        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code, kinds: kinds) else {
+        guard let place = try resolveOrClosest(placeName, near: here, map: map, markers: markers, language: language.code, kinds: kinds) else {
             throw GuidanceCommandError.placeNotFound(placeName, message: notFound(placeName, map: map, kinds: kinds, language: language))
         }
         return try takeMeTo(place, from: here, planner: planner, language: language, settings: settings)
@@ -93,7 +93,7 @@ public enum GuidanceCommands {
                                  language: GuidanceLanguage, settings: GuidanceSettings = GuidanceSettings(),
                                  markers: MarkerStore? = nil, manager: DestinationManager? = nil, kinds: KindTable = .empty) async throws
         -> (beacon: Beacon, callout: GuidanceCallout) {
-        guard let place = try resolve(placeName, near: here, map: map, markers: markers, language: language.code, kinds: kinds) else {
+        guard let place = try resolveOrClosest(placeName, near: here, map: map, markers: markers, language: language.code, kinds: kinds) else {
             throw GuidanceCommandError.placeNotFound(placeName, message: notFound(placeName, map: map, kinds: kinds, language: language))
         }
         return await setBeacon(place, from: here, heading: heading, language: language, settings: settings, manager: manager)
@@ -109,6 +109,17 @@ public enum GuidanceCommands {
             return (beacon, await manager.set(beacon, from: here, heading: heading))
         }
         return (beacon, DestinationManager.setCallout(beacon, from: here, heading: heading, settings: settings, language: language))
+    }
+
+    /// The place a spoken or typed name means; when none matches but exactly one name of the map is close to it
+    /// ("Lyamerican Mar", a transcript of "American Bar"), that one. The caller reads back what it found when the names
+    /// differ; with several close names it asks "Did you mean …?" instead.
+    static func resolveOrClosest(_ placeName: String, near here: Coordinate, map: SpatialDataView, markers: MarkerStore?,
+                                 language: String, kinds: KindTable) throws -> ResolvedPlace? {
+        if let place = try resolve(placeName, near: here, map: map, markers: markers, language: language, kinds: kinds) { return place }
+        let close = map.namesLike(placeName)
+        guard close.count == 1 else { return nil }
+        return try resolve(close[0], near: here, map: map, markers: markers, language: language, kinds: kinds)
     }
 
     /// "I could not find ⟨name⟩", with the closest names of the map when there are any ("Did you mean …?").
