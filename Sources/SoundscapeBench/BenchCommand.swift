@@ -64,7 +64,8 @@ struct BenchCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let paths = AppEnvironment.read().paths
+        let environment = AppEnvironment.read()
+        let paths = environment.paths
         var figures: [BenchFigure] = []
         let work = workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
@@ -84,7 +85,7 @@ struct BenchCommand: AsyncParsableCommand {
             guard !scales.isEmpty, scales.allSatisfy({ $0 >= 1 }) else {
                 throw ValidationError("--import-scales must be copy counts such as 1,16,100, not \"\(importScales)\"")
             }
-            figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work, runs: max(1, importRuns))
+            figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work, cache: environment.cacheDirectory + "/bench", runs: max(1, importRuns))
         }
         if only == nil || only == "tiles" {
             printError("bench: tile server at 1, 8 and 32 clients, SQLite and PostGIS…")
@@ -110,7 +111,8 @@ struct BenchCommand: AsyncParsableCommand {
         if only == nil || only == "asr" {
             printError("bench: two recognizers on espeak-ng, festival and Piper voices…")
             figures += try RecognizerBench.run(paths: paths, synthesizer: synthesizer,
-                                               options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget))
+                                               options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget,
+                                                                                cache: environment.cacheDirectory))
             figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work)
         }
         if only == nil || only == "audio" {

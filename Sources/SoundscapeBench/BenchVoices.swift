@@ -31,13 +31,13 @@ final class BenchSpeechCache {
     let piperScript: String
     private var versions: [BenchVoice.Synthesizer: String] = [:]
 
-    init(espeak: VoiceCorpus, projectRoot: URL) throws {
-        let cache = ProcessInfo.processInfo.environment["XDG_CACHE_HOME"].map { URL(fileURLWithPath: $0) }
-            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache")
-        directory = cache.appendingPathComponent("soundscape/bench/speech").path
+    /// - Parameter cache: the program's cache folder (`AppEnvironment.cacheDirectory`).
+    init(espeak: VoiceCorpus, projectRoot: URL, cache: String) throws {
+        let cache = URL(fileURLWithPath: cache)
+        directory = cache.appendingPathComponent("bench/speech").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         self.espeak = espeak
-        let venv = cache.appendingPathComponent("soundscape/bench/voices/piper-venv/bin/python").path
+        let venv = cache.appendingPathComponent("bench/voices/piper-venv/bin/python").path
         piperPython = FileManager.default.isExecutableFile(atPath: venv) ? venv : nil
         piperScript = projectRoot.appendingPathComponent("scripts/bench-piper.py").path
         versions[.espeak] = "espeak-ng " + (Self.output(["espeak-ng", "--version"]) ?? "?")

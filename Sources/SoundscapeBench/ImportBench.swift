@@ -6,23 +6,13 @@ import MapData
 /// 100 shifted copies (made once and kept in `$XDG_CACHE_HOME/soundscape/bench`), each imported in a
 /// child process (wall time, peak RSS, database size) beside `osmium export` of the same file.
 enum ImportBench {
-    static func cacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base: String
-        if let xdg = environment["XDG_CACHE_HOME"], xdg.hasPrefix("/") {
-            base = xdg
-        } else {
-            base = (environment["HOME"] ?? NSHomeDirectory()) + "/.cache"
-        }
-        return base + "/soundscape/bench"
-    }
-
     /// The tiled extract, made when missing or when its recorded SHA-256 no longer matches.
-    static func tiledExtract(source: String, copies: Int) throws -> String {
+    static func tiledExtract(source: String, copies: Int, cache: String) throws -> String {
         if copies == 1 { return source }
         let sourceDigest = try SHA256Digest.hexDigest(ofFile: source)
         let name = ((source as NSString).lastPathComponent as NSString).deletingPathExtension
             .replacingOccurrences(of: ".osm", with: "")
-        let path = cacheDirectory() + "/\(name)-x\(copies)-\(sourceDigest.prefix(12)).osm.pbf"
+        let path = cache + "/\(name)-x\(copies)-\(sourceDigest.prefix(12)).osm.pbf"
         let digestPath = path + ".sha256"
         if let recorded = try? String(contentsOfFile: digestPath, encoding: .utf8),
            let actual = try? SHA256Digest.hexDigest(ofFile: path),
@@ -39,7 +29,8 @@ enum ImportBench {
         (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.doubleValue ?? 0
     }
 
-    static func run(source: String, scales: [Int], workDir: String, runs: Int = 2) throws -> [BenchFigure] {
+    /// - Parameter cache: where the tiled extracts are kept (`AppEnvironment.cacheDirectory` + `/bench`).
+    static func run(source: String, scales: [Int], workDir: String, cache: String, runs: Int = 2) throws -> [BenchFigure] {
         var figures: [BenchFigure] = []
         var peakMB: [Int: Double] = [:]
         let dbPath = (workDir as NSString).appendingPathComponent("bench-import.sqlite")
@@ -49,7 +40,7 @@ enum ImportBench {
             try? FileManager.default.removeItem(atPath: geojson)
         }
         // Make the tiled files first, so that the figures are taken one after another.
-        let files = try scales.map { try tiledExtract(source: source, copies: $0) }
+        let files = try scales.map { try tiledExtract(source: source, copies: $0, cache: cache) }
         for (scale, pbf) in zip(scales, files) {
             let pbfMB = fileSize(pbf) / 1_048_576
             printError("bench: importing \(scale)× (\(String(format: "%.1f", pbfMB)) MB)…")

@@ -18,6 +18,8 @@ enum RecognizerBench {
         /// Stop starting new sentences after this many seconds of recognition (a busy machine); the figures then rest
         /// on fewer sentences, each in every condition.
         var budget: Double?
+        /// The program's cache folder, where the rendered voices are kept.
+        var cache: String
     }
 
     enum Noise: String { case ambience = "ambience", crowd = "crowd" }
@@ -102,7 +104,7 @@ enum RecognizerBench {
         try voice.setPhrases(VoiceCorpus.helsinkiNames.map(SlotPhrase.init(name:)), for: "places")
         try voice.setPhrases(VoiceCorpus.markerNames.map(SlotPhrase.init(name:)), for: "markers")
         try voice.setPhrases(VoiceCorpus.routeNames.map(SlotPhrase.init(name:)), for: "routes")
-        let cache = try BenchSpeechCache(espeak: corpus, projectRoot: paths.home)
+        let cache = try BenchSpeechCache(espeak: corpus, projectRoot: paths.home, cache: options.cache)
         for s in BenchVoice.Synthesizer.allCases where !cache.available(s) {
             printError("bench: \(s.rawValue) is not installed (bash scripts/bench-voices-setup); its voices are left out")
         }

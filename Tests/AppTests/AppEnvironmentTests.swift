@@ -4,6 +4,12 @@ import Testing
 
 @Suite("The environment, read once")
 struct AppEnvironmentTests {
+    @Test("the cache folder follows XDG_CACHE_HOME, then HOME")
+    func cacheFolder() {
+        #expect(AppEnvironment.read(["XDG_CACHE_HOME": "/x/cache", "HOME": "/home/u"]).cacheDirectory == "/x/cache/soundscape")
+        #expect(AppEnvironment.read(["XDG_CACHE_HOME": "rel", "HOME": "/home/u"]).cacheDirectory == "/home/u/.cache/soundscape")
+    }
+
     @Test("the map database follows XDG_DATA_HOME, then HOME")
     func mapDatabase() {
         #expect(AppEnvironment.read(["XDG_DATA_HOME": "/x/data", "HOME": "/home/u"]).mapDatabase == "/x/data/soundscape/map.sqlite")

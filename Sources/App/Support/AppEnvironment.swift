@@ -20,6 +20,8 @@ public struct AppEnvironment: Sendable, Equatable {
     public var userDatabase: String
     /// The D-Bus system bus, when the environment names one.
     public var systemBus: String?
+    /// `$XDG_CACHE_HOME/soundscape`, falling back to `~/.cache/soundscape`: what setup and the bench fetch or make.
+    public var cacheDirectory: String
     /// `$SOUNDSCAPE_VOICE_RECORDINGS`: a folder where `run` keeps each utterance as a WAV file (checking a microphone).
     public var voiceRecordings: String?
 
@@ -29,7 +31,8 @@ public struct AppEnvironment: Sendable, Equatable {
     public var microphoneAdaptation: String { (dataDirectory as NSString).appendingPathComponent("microphones.json") }
 
     public init(paths: ProjectPaths, dataDirectory: String, settingsFile: String, controlSocket: String,
-                userDatabase: String? = nil, systemBus: String? = nil, voiceRecordings: String? = nil) {
+                userDatabase: String? = nil, systemBus: String? = nil, voiceRecordings: String? = nil,
+                cacheDirectory: String? = nil) {
         self.paths = paths
         self.dataDirectory = dataDirectory
         self.settingsFile = settingsFile
@@ -37,6 +40,7 @@ public struct AppEnvironment: Sendable, Equatable {
         self.userDatabase = userDatabase ?? (dataDirectory as NSString).appendingPathComponent("user.sqlite")
         self.systemBus = systemBus
         self.voiceRecordings = voiceRecordings
+        self.cacheDirectory = cacheDirectory ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache/soundscape")
     }
 
     /// The environment variable naming the user database (tests; `--user-db` wins).
@@ -50,6 +54,7 @@ public struct AppEnvironment: Sendable, Equatable {
         let dataBase = value("XDG_DATA_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? (home as NSString).appendingPathComponent(".local/share")
         let configBase = value("XDG_CONFIG_HOME") ?? home + "/.config"
+        let cacheBase = value("XDG_CACHE_HOME").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.cache"
         let runtime = value("XDG_RUNTIME_DIR") ?? "/tmp/soundscape-\(getuid())"
         return AppEnvironment(paths: ProjectPaths.locate(environment: environment, executable: executable),
                               dataDirectory: (dataBase as NSString).appendingPathComponent("soundscape"),
@@ -57,6 +62,7 @@ public struct AppEnvironment: Sendable, Equatable {
                               controlSocket: (runtime as NSString).appendingPathComponent("soundscape/control.sock"),
                               userDatabase: value(userDatabaseVariable),
                               systemBus: value("DBUS_SYSTEM_BUS_ADDRESS"),
-                              voiceRecordings: value("SOUNDSCAPE_VOICE_RECORDINGS"))
+                              voiceRecordings: value("SOUNDSCAPE_VOICE_RECORDINGS"),
+                              cacheDirectory: (cacheBase as NSString).appendingPathComponent("soundscape"))
     }
 }
