@@ -48,7 +48,7 @@ demo: release $(MAP_DB)
 # suites starve each other's threads.
 test: setup
 	$(SWIFT) build --build-tests
-	bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel
+	bash scripts/test-run bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel
 
 # The whole program (`soundscape run` as a child process) under faults: daemons killed and restarted, files
 # locked, corrupt or cut by kill -9, a 2-hour walk at 100x with its memory sampled.
