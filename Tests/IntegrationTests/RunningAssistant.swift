@@ -58,6 +58,7 @@ final class RunningAssistant {
         }
         if !ready { run.stop() }
         try #require(ready, "the assistant never opened its control socket: \(run.output)")
+        try #require(run.waitFor("voice: ready", timeout: 30), "the listener never read the microphone: \(run.output)")
         try await Task.sleep(for: .seconds(4))
         return run
     }

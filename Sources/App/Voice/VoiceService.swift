@@ -64,6 +64,8 @@ public final class VoiceService: Service, @unchecked Sendable {
     /// Why there is no second recognizer (PocketSphinx decides alone), for the program to say once; nil when there is one.
     public let secondRecognizerProblem: String?
     private let speak: @Sendable (String) async -> Void
+    /// The wake phrase listened for, when there is one (for the "ready" line).
+    private let wakePhrase: String?
 
     /// - Parameters:
     ///   - map: for the names of places near the user (`$places`).
@@ -112,6 +114,7 @@ public final class VoiceService: Service, @unchecked Sendable {
         let microphoneName = microphone.sourceName ?? "default"
         let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
         let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
+        wakePhrase = wake?.phrase
         do {
             if let mean = try keeper.switchedTo(microphoneName) {
                 do {
@@ -191,8 +194,9 @@ public final class VoiceService: Service, @unchecked Sendable {
 
     public func run() async throws {
         logger.info("voice commands: push-to-talk on \(socket.path)")
-        listener.start()
+        // The names of places nearby are queued first, so that the listener takes them before it reads any audio.
         await refreshSlots(force: true)
+        listener.start()
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.handleEvents() }
             group.addTask {
@@ -215,6 +219,8 @@ public final class VoiceService: Service, @unchecked Sendable {
         var evidence: TwoRecognizerReport?
         for await event in listener.events {
             switch event {
+            case .ready:
+                logger.info("voice: ready\(wakePhrase.map { ", listening for \"\($0)\"" } ?? "")")
             case .listening(let byWakeWord):
                 logger.info("voice: listening\(byWakeWord ? " (wake word)" : "")")
                 await earcon(.listeningStart)

@@ -20,6 +20,9 @@ public enum PushToTalk: String, Sendable, CaseIterable {
 
 /// What the listener reports.
 public enum VoiceEvent: Sendable {
+    /// The microphone is open and the listener reads it from now on: commands (and the wake word) can be spoken.
+    /// Sent once, after the jobs queued before ``CommandListener/start()`` were done.
+    case ready
     /// Listening started (play the listening earcon). `byWakeWord` when the wake word opened it.
     case listening(byWakeWord: Bool)
     /// A command was understood. `latency`: from the end of listening to the result.
@@ -134,6 +137,7 @@ public final class CommandListener: @unchecked Sendable {
         var utterance: [Int16] = []
         var utteranceNumber = 0
         var wakeActive = false
+        var announcedReady = false
         if let wake { wakeActive = (try? wake.begin()) != nil }
         defer { continuation.finish() }
 
@@ -202,6 +206,10 @@ public final class CommandListener: @unchecked Sendable {
                 } catch {
                     mean.failed(error)
                 }
+            }
+            if !announcedReady {
+                announcedReady = true
+                continuation.yield(.ready)
             }
             for action in actions {
                 switch action {
