@@ -60,11 +60,15 @@ public final class PostGISTileSource: TileSource, Sendable {
         let p = configuration.prefix
         func select(_ table: String, _ kind: Int) -> String {
             """
-            SELECT osm_id, \(kind)::int8, hstore_to_json(tags)::text, ST_AsGeoJSON(way, 7)
+            SELECT osm_id AS id, \(kind)::int8 AS kind, hstore_to_json(tags)::text AS tags, ST_AsGeoJSON(way, 7) AS geometry
             FROM \(p)_\(table) WHERE way && ST_MakeEnvelope($1, $2, $3, $4, 4326)
             """
         }
-        sql = [select("point", 0), select("line", 1), select("polygon", 2)].joined(separator: "\nUNION ALL\n")
+        // The tile comes back as one row, a JSON array of [osm_id, kind, tags, geometry]: PostgresNIO 1.33 can stop
+        // the process when a server closes the connection while many rows are streaming (a precondition in its row
+        // state machine, met when PostgreSQL was restarted mid-query), and one row is also less work per tile.
+        let union = [select("point", 0), select("line", 1), select("polygon", 2)].joined(separator: "\nUNION ALL\n")
+        sql = "SELECT coalesce(json_agg(json_build_array(t.id, t.kind, t.tags, t.geometry))::text, '[]') FROM (\n\(union)\n) AS t"
     }
 
     public func geoJSON(for tile: Tile) async throws -> Data {
@@ -73,13 +77,11 @@ public final class PostGISTileSource: TileSource, Sendable {
         binds.append(b.minLongitude); binds.append(b.minLatitude); binds.append(b.maxLongitude); binds.append(b.maxLatitude)
         let query = PostgresQuery(unsafeSQL: sql, binds: binds)
         let timeout = configuration.timeout
-        let rows: [(Int64, Int64, String?, String)]
+        let text: String
         do {
-            rows = try await Self.within(timeout) {
-                var out: [(Int64, Int64, String?, String)] = []
-                for try await row in try await self.client.query(query).decode((Int64, Int64, String?, String).self) {
-                    out.append(row)
-                }
+            text = try await Self.within(timeout) {
+                var out = "[]"
+                for try await row in try await self.client.query(query).decode(String.self) { out = row }
                 return out
             }
         } catch let error as TileSourceError {
@@ -87,6 +89,7 @@ public final class PostGISTileSource: TileSource, Sendable {
         } catch {
             throw TileSourceError("\(name): \(Self.explain(error))")
         }
+        let rows = try Self.rows(fromJSON: text, source: name)
         var seen = Set<Int64>()
         var elements: [TileElement] = []
         elements.reserveCapacity(rows.count)
@@ -102,6 +105,24 @@ public final class PostGISTileSource: TileSource, Sendable {
             elements.append(TileElement(id: id, tags: tags, geometry: geometry))
         }
         return TileGeoJSON.render(elements: elements)
+    }
+
+    /// The rows of the tile query's one JSON answer: `[[osm_id, kind, tags as JSON text or null, GeoJSON text], …]`.
+    static func rows(fromJSON text: String, source: String) throws -> [(Int64, Int64, String?, String)] {
+        guard let array = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [Any] else {
+            throw TileSourceError("\(source): the tile query's answer is not a JSON array: \(text.prefix(80))")
+        }
+        var rows: [(Int64, Int64, String?, String)] = []
+        rows.reserveCapacity(array.count)
+        for item in array {
+            guard let fields = item as? [Any], fields.count == 4,
+                  let id = (fields[0] as? NSNumber)?.int64Value, let kind = (fields[1] as? NSNumber)?.int64Value,
+                  let geometry = fields[3] as? String else {
+                throw TileSourceError("\(source): a row of the tile query is not [id, kind, tags, geometry]: \(item)")
+            }
+            rows.append((id, kind, fields[2] as? String, geometry))
+        }
+        return rows
     }
 
     /// The work's result, or a "no answer" error after `timeout` even when the work does not stop on cancellation

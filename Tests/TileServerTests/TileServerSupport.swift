@@ -8,15 +8,33 @@ import MapTestSupport
 import Synchronization
 import TileServer
 
-/// A tile server running inside the test process on a free port, stopped when the body returns.
+/// A tile server running inside the test process on a free port. When the body returns (or throws) the server is
+/// stopped and waited for, so that no server, connection pool or request of one test outlives it into the next.
 func withTileServer<T: Sendable>(_ source: any TileSource, _ body: @Sendable (URL) async throws -> T) async throws -> T {
     let (ports, continuation) = AsyncStream<Int>.makeStream()
     let server = TileServer(source: source, port: 0)
-    let task = Task { try await server.run { continuation.yield($0) } }
-    defer { task.cancel() }
+    let task = Task {
+        // A server that fails to start ends the stream, so the wait for its port below ends too.
+        defer { continuation.finish() }
+        try await server.run { continuation.yield($0) }
+    }
+    func stop() async -> Result<Void, any Error> {
+        task.cancel()
+        return await task.result
+    }
     var iterator = ports.makeAsyncIterator()
-    guard let port = await iterator.next(), port > 0 else { throw TestFailure("the tile server did not start") }
-    return try await body(URL(string: "http://127.0.0.1:\(port)")!)
+    guard let port = await iterator.next(), port > 0 else {
+        let ended = await stop()
+        throw TestFailure("the tile server did not start: \(ended)")
+    }
+    do {
+        let result = try await body(URL(string: "http://127.0.0.1:\(port)")!)
+        _ = await stop()
+        return result
+    } catch {
+        _ = await stop()
+        throw error
+    }
 }
 
 struct HTTPAnswer: Sendable {
@@ -30,7 +48,7 @@ func get(_ url: URL, ifNoneMatch: String? = nil) async throws -> HTTPAnswer {
     var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: 30)
     if let ifNoneMatch { request.setValue(ifNoneMatch, forHTTPHeaderField: "If-None-Match") }
     let (data, response) = try await URLSession.shared.data(for: request)
-    let http = response as! HTTPURLResponse
+    guard let http = response as? HTTPURLResponse else { throw TestFailure("\(url): not an HTTP answer: \(response)") }
     return HTTPAnswer(status: http.statusCode, body: data, etag: http.value(forHTTPHeaderField: "ETag"))
 }
 
