@@ -40,7 +40,12 @@ extension AppBuilder {
                   problem: @escaping (String) -> Void = { printReply("Problem: \($0)") }) async -> GuidanceSetup {
         await GuidanceSetup(map: map, mapPath: mapPath, language: language, settings: settings,
                             userDatabase: userDb ?? environment.userDatabase, engine: engine, restoreBeacon: restoreBeacon,
-                            kinds: try? KindTable.beside(grammars: environment.paths.grammars.path), problem: problem)
+                            kinds: kinds(), problem: problem)
+    }
+
+    /// The kinds of place a walker can ask for, beside the grammars (none when the table does not load).
+    func kinds() -> KindTable {
+        (try? KindTable.beside(grammars: environment.paths.grammars.path)) ?? .empty
     }
 
     /// The typed-command parser built from the grammars; nil, with the reason, when they do not load.
