@@ -84,7 +84,7 @@ struct VoiceSettingsTests {
         let headingControl = RecordingHeading()
         let guidance = await GuidanceSetup(map: nil, mapPath: nil, language: "en", settings: Settings(),
                                            userDatabase: dir.appendingPathComponent("user.sqlite").path, engine: nil,
-                                           restoreBeacon: false, problem: { Issue.record("\($0)") })
+                                           restoreBeacon: false, kinds: .empty, problem: { Issue.record("\($0)") })
         let (parser, problem) = Assistant.intentParser(grammars: grammars)
         #expect(problem == nil)
         let assistant = Assistant(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), output: output,

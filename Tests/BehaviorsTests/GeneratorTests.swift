@@ -383,6 +383,12 @@ import Testing
         #expect(p.texts.last == "Beacon within 15 meters. The beacon sound is now off")
         #expect(p.player.glyphs.last == .beaconFound)
         #expect(p.player.items.last?.utterance.placement == .localized(target))
+        // Arriving again after walking away (the sound stayed off): no claim that arriving muted it.
+        await p.send(BeaconGeofenceEvent(didEnter: false, mutedBeacon: false))
+        #expect(p.texts.count == 3, "leaving says nothing")
+        await p.send(BeaconGeofenceEvent(didEnter: true, mutedBeacon: false))
+        #expect(p.texts.last == "Beacon within 15 meters")
+        #expect(p.player.glyphs.last == .sensePOI)
         await p.send(BeaconCalloutEvent())
         #expect(p.texts.last == "Beacon close by")
         // Not kept for "repeat".

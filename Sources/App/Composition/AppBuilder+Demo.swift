@@ -1,4 +1,5 @@
 import Audio
+import Callouts
 import Foundation
 import Location
 import MapData
@@ -26,6 +27,8 @@ public struct DemoOptions: Sendable {
 
 extension AppBuilder {
     /// `soundscape demo`: a scripted walk with spoken commands, rendered binaurally to a WAV file, then played.
+    /// The assistant is made as for `run` (Guidance, the grammars' parser, replies as callouts in the coordinator's
+    /// queue), on an offline engine, with a scratch user database and the pipeline's time following the walk.
     public func demo(_ options: DemoOptions) async throws {
         let paths = environment.paths
         let mapPath = options.db ?? environment.mapDatabase
@@ -62,15 +65,19 @@ extension AppBuilder {
         }
         if !options.json { printReply("Map data \(map.metadata.attribution)") }
 
+        // The demo's own settings (English, metric), not the user's file.
+        let settings = Settings()
         let synthesizer: EspeakSynthesizer
         let recognizer: CommandRecognizer
         let engine: AudioEngine
+        let table: StringTable
         do {
             synthesizer = try EspeakSynthesizer()
             recognizer = try CommandRecognizer(paths: paths)
             engine = try AudioEngine(configuration: AudioEngine.Configuration(
                 output: .offline, sofaPath: options.hrtf ?? SOFAHRTF.debianDefaultPath, soundsDirectory: paths.sounds.path),
                 synthesizer: synthesizer)
+            table = try StringTable(language: settings.language)
         } catch { throw fail("the demo cannot start: \(error)") }
         defer { engine.shutdown() }
 
@@ -79,8 +86,24 @@ extension AppBuilder {
         defer {
             for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: userDatabase + suffix) }
         }
-        let runner = DemoRunner(options: .init(walk: points, script: plan, mapPath: mapPath, userDatabase: userDatabase,
-                                               from: start),
+        let problems = Locked<[String]>([])
+        let guidance = await guidance(map: map, mapPath: mapPath, language: settings.language, settings: settings,
+                                      userDb: userDatabase, engine: engine, restoreBeacon: false,
+                                      problem: { problem in problems.update { $0.append(problem) } })
+        let (intents, grammarProblem) = intentParser()
+        if let grammarProblem { problems.update { $0.append("\(grammarProblem); typed commands use the built-in phrases") } }
+        let output = DemoReplyOutput(engine: engine, transcript: transcript)
+        output.beaconState = { [engine] in
+            let current = guidance.manager.snapshot.current
+            let state = engine.isBeaconActive && !engine.isBeaconMuted ? "on" : current == nil ? "off" : "muted"
+            return (state, current?.beacon.name)
+        }
+        // Said first: the output keeps them until the assistant's coordinator takes them.
+        for problem in problems.value { await output.problem(problem) }
+        let assistant = Assistant(map: map, phrasing: Phrasing(table: table, units: settings.units), output: output,
+                                  followFixTimes: true, format: .none, startTime: DemoRunner.startTime(of: points),
+                                  guidance: guidance, intents: intents)
+        let runner = DemoRunner(options: .init(walk: points, script: plan, from: start), assistant: assistant, output: output,
                                 map: map, engine: engine, recognizer: recognizer, synthesizer: synthesizer, transcript: transcript)
         let outcome: DemoRunner.Outcome
         do { outcome = try await runner.run() } catch { throw fail("the demo stopped: \(error)") }

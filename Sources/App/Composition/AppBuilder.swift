@@ -26,7 +26,7 @@ public struct AppUsageError: Error, CustomStringConvertible, Sendable {
     public init(_ description: String) { self.description = description }
 }
 
-// The parts `run` and `say` both make.
+// The parts `run`, `say` and `demo` make alike.
 extension AppBuilder {
     /// The settings file (`file`, else the environment's) and what it holds, with the problems found in it.
     func settings(file: String?) -> (store: SettingsStore, loaded: SettingsStore.Loaded) {
@@ -36,10 +36,16 @@ extension AppBuilder {
 
     /// Guidance with the user database (`userDb`, else the environment's) and the kinds of place beside the grammars.
     func guidance(map: SpatialDataView, mapPath: String, language: String, settings: Settings, userDb: String?,
-                  engine: AudioEngine?, problem: @escaping (String) -> Void = { printReply("Problem: \($0)") }) async -> GuidanceSetup {
+                  engine: AudioEngine?, restoreBeacon: Bool = true,
+                  problem: @escaping (String) -> Void = { printReply("Problem: \($0)") }) async -> GuidanceSetup {
         await GuidanceSetup(map: map, mapPath: mapPath, language: language, settings: settings,
-                            userDatabase: userDb ?? environment.userDatabase, engine: engine,
-                            kinds: try? KindTable.beside(grammars: environment.paths.grammars.path), problem: problem)
+                            userDatabase: userDb ?? environment.userDatabase, engine: engine, restoreBeacon: restoreBeacon,
+                            kinds: kinds(), problem: problem)
+    }
+
+    /// The kinds of place a walker can ask for, beside the grammars (none when the table does not load).
+    func kinds() -> KindTable {
+        (try? KindTable.beside(grammars: environment.paths.grammars.path)) ?? .empty
     }
 
     /// The typed-command parser built from the grammars; nil, with the reason, when they do not load.

@@ -1,50 +1,39 @@
 import Audio
-import Callouts
 import Foundation
-import Synchronization
-import Geo
-import Guidance
 import Location
 import MapData
 import Speech
 
 /// `soundscape demo`: a scripted walk on the map, in simulated time, rendered to a binaural recording.
 ///
-/// The walk's fixes go to the real ``Assistant`` (pipeline clock following the fixes) with Guidance and the
-/// beacon on an offline ``AudioEngine``. At each time of the script the line is synthesized by espeak-ng,
-/// decoded by the command recognizer `listen` and live input use (with the names of the places near that
-/// position), and what the recognizer heard — not the script's words — is handed to the assistant. The
-/// walker's utterance goes into the recording too, plain and quieter, before the answer.
+/// The walk's fixes go to the ``Assistant`` that ``AppBuilder`` made for the demo (pipeline clock following the
+/// fixes, Guidance and the beacon on an offline ``AudioEngine``, replies in the coordinator's queue). At each
+/// time of the script the line is synthesized by espeak-ng, decoded by the command recognizer `listen` and live
+/// input use (with the names of the places near that position), and what the recognizer heard — not the
+/// script's words — is handed to the assistant. The walker's utterance goes into the recording too, plain and
+/// quieter, before the answer.
 ///
 /// Time: the recording is rendered up to each fix's time before the fix is handled, so the beacon, the
 /// callouts and the walker's turns line up with the walk. A sound plays to its end once started: while a
 /// long answer plays, the walk goes on in the pipeline and the recording catches up after it.
-public final class DemoRunner {
+final class DemoRunner {
     public struct Options: Sendable {
         public var walk: [TrackPoint]
         public var script: DemoScript
-        public var mapPath: String
-        /// A scratch user database for the beacon (the user's own is not touched).
-        public var userDatabase: String
         /// The walker's voice (another voice than the assistant's, so question and answer are told apart).
         public var userVoice: VoiceSettings
         /// Level of the walker's own words in the recording.
         public var commandGain: Float
-        public var language: String
         /// Where in the walk the demo starts, seconds (earlier positions and commands are skipped); the
         /// recording and its transcript start there.
         public var from: Double
 
-        public init(walk: [TrackPoint], script: DemoScript, mapPath: String, userDatabase: String, from: Double = 0,
-                    userVoice: VoiceSettings = VoiceSettings(voice: "en-us+m3", rate: 165), commandGain: Float = 0.45,
-                    language: String = "en") {
+        public init(walk: [TrackPoint], script: DemoScript, from: Double = 0,
+                    userVoice: VoiceSettings = VoiceSettings(voice: "en-us+m3", rate: 165), commandGain: Float = 0.45) {
             self.walk = walk
             self.script = script
-            self.mapPath = mapPath
-            self.userDatabase = userDatabase
             self.userVoice = userVoice
             self.commandGain = commandGain
-            self.language = language
             self.from = from
         }
     }
@@ -57,16 +46,22 @@ public final class DemoRunner {
     }
 
     let options: Options
+    let assistant: Assistant
+    let output: DemoReplyOutput
     let map: SpatialDataView
     let engine: AudioEngine
     let recognizer: CommandRecognizer
     let synthesizer: EspeakSynthesizer
-    public let transcript: DemoTranscript
+    let transcript: DemoTranscript
     private var rng = SplitMix64(seed: 2026)
 
-    public init(options: Options, map: SpatialDataView, engine: AudioEngine, recognizer: CommandRecognizer,
-                synthesizer: EspeakSynthesizer, transcript: DemoTranscript) {
+    /// - Parameters:
+    ///   - assistant: made by ``AppBuilder`` with `output` and the pipeline's clock starting at ``startTime(of:)``.
+    init(options: Options, assistant: Assistant, output: DemoReplyOutput, map: SpatialDataView, engine: AudioEngine,
+         recognizer: CommandRecognizer, synthesizer: EspeakSynthesizer, transcript: DemoTranscript) {
         self.options = options
+        self.assistant = assistant
+        self.output = output
         self.map = map
         self.engine = engine
         self.recognizer = recognizer
@@ -74,10 +69,15 @@ public final class DemoRunner {
         self.transcript = transcript
     }
 
+    /// The time of the walk's first fix (a walk without times starts at a fixed date): the pipeline's clock starts there.
+    static func startTime(of walk: [TrackPoint]) -> Date {
+        walk.first?.time ?? Date(timeIntervalSince1970: 1_780_304_400)
+    }
+
     /// Walks the script; the recording stays in the engine (``AudioEngine/writeRecording(to:tail:)``).
-    public func run() async throws -> Outcome {
-        guard let first = options.walk.first else { throw DemoError("the walk has no positions") }
-        let start = first.time ?? Date(timeIntervalSince1970: 1_780_304_400)
+    func run() async throws -> Outcome {
+        guard !options.walk.isEmpty else { throw DemoError("the walk has no positions") }
+        let start = Self.startTime(of: options.walk)
         let fixes = TrackReplay(points: options.walk, speed: 1, clock: ContinuousClock()).schedule(startingAt: start).map(\.fix)
         let walkLength = fixes.last.map { $0.timestamp.timeIntervalSince(start) } ?? 0
         let end = min(options.script.end ?? walkLength, walkLength)
@@ -86,28 +86,13 @@ public final class DemoRunner {
             throw DemoError("the demo starts at \(DemoScript.format(from)), after its end (\(DemoScript.format(end)))")
         }
 
-        let output = DemoReplyOutput(engine: engine, transcript: transcript)
-        let problems = Problems()
-        let guidance = await GuidanceSetup(map: map, mapPath: options.mapPath, language: options.language, settings: Settings(),
-                                           userDatabase: options.userDatabase, engine: engine, restoreBeacon: false,
-                                           problem: { problems.add($0) })
-        output.beaconState = { [engine] in
-            let current = guidance.manager.snapshot.current
-            let state = engine.isBeaconActive && !engine.isBeaconMuted ? "on" : current == nil ? "off" : "muted"
-            return (state, current?.beacon.name)
-        }
-        for p in problems.all { await output.problem(p) }
-        let phrasing = Phrasing(table: try StringTable(language: options.language), units: .metric)
-        let assistant = Assistant(map: map, phrasing: phrasing, output: output, followFixTimes: true, format: .none,
-                                  startTime: start, guidance: guidance)
-
         var pending = options.script.lines.drop { $0.time < from }
         var commands = 0, recognized = 0
         walk: for fix in fixes {
             let t = fix.timestamp.timeIntervalSince(start)
             if t < from { continue }
             if t > end { break }
-            advance(to: t - from, output: output)
+            advance(to: t - from)
             await assistant.handle(.fix(fix))
             await assistant.settle()
             output.reportBeacon()
@@ -116,7 +101,7 @@ public final class DemoRunner {
                 commands += 1
                 // The names of the places near here, spliced into the grammar as `listen --at` does.
                 try recognizer.recognizer.setPhrases(NearbyPlaceNames.phrases(map: map, near: fix.coordinate), for: "places")
-                guard let command = try await say(line.text, output: output) else { continue }
+                guard let command = try await say(line.text) else { continue }
                 recognized += 1
                 let goOn = await assistant.handle(command)
                 await assistant.settle()
@@ -124,7 +109,7 @@ public final class DemoRunner {
                 if !goOn { break walk }
             }
         }
-        advance(to: end - from, output: output)
+        advance(to: end - from)
         await assistant.settle()
         if engine.isBeaconActive { await engine.stopBeacon() }
         engine.render(seconds: 0.5)
@@ -132,13 +117,13 @@ public final class DemoRunner {
     }
 
     /// Renders the recording up to `time` (the beacon and anything playing go on); nothing when it is there already.
-    private func advance(to time: Double, output: DemoReplyOutput) {
+    private func advance(to time: Double) {
         let behind = time - output.now
         if behind > 0.001 { engine.render(seconds: behind) }
     }
 
     /// Speaks `text` as the walker: synthesized, recognized, heard in the recording; returns the command heard.
-    private func say(_ text: String, output: DemoReplyOutput) async throws -> RecognizedCommand? {
+    private func say(_ text: String) async throws -> RecognizedCommand? {
         let pcm = try synthesizer.synthesize(text, voice: options.userVoice)
         let speech = Resampler(from: synthesizer.sampleRate, to: PocketSphinxDecoder.sampleRate)
             .process(pcm.map { Float($0) / 32_768 * 0.9 })
@@ -165,11 +150,4 @@ public final class DemoRunner {
         transcript.add(entry)
         return result.command
     }
-}
-
-/// Problems told while setting up, to be spoken once the output is there.
-private final class Problems: Sendable {
-    private let list = Mutex<[String]>([])
-    func add(_ p: String) { list.withLock { $0.append(p) } }
-    var all: [String] { list.withLock { $0 } }
 }

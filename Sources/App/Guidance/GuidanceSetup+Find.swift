@@ -30,8 +30,9 @@ extension GuidanceSetup {
         case .choose(let number):
             guard let place = choice(number) else { return }
             let settings = await manager.settings
-            _ = await GuidanceCommands.setBeacon(place, from: here, heading: heading, language: language, settings: settings,
-                                                 manager: manager)
+            let (_, readBack) = await GuidanceCommands.setBeacon(place, from: here, heading: heading, language: language,
+                                                                 settings: settings, manager: manager)
+            speak(readBack)
             processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
         case .guideToChoice(let number):
             guard let place = choice(number ?? choices.value.chosen ?? 1) else { return }

@@ -81,8 +81,9 @@ public enum GuidanceChange: Sendable, Equatable {
 /// beacon), the user database (markers, routes), the pipeline's readers over them, and the guidance commands.
 ///
 /// Guidance speaks through the event processor (``attach(_:)``); the beacon's sound goes to the audio engine.
-/// The beacon's distance updates and arrival are the pipeline's (BeaconCalloutGenerator): this posts
-/// `BeaconChangedEvent` and `BeaconGeofenceEvent` for them, and speaks the read-backs of commands.
+/// Each callout has one maker: the beacon's distance updates and arrival are the pipeline's beacon generator's
+/// (this posts `BeaconChangedEvent` and `BeaconGeofenceEvent` for them), a running route's are its behavior's,
+/// and the read-backs of commands are posted here once, as announcements.
 public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     public let manager: DestinationManager
     public let store: UserStore?
@@ -93,7 +94,8 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     var liveLanguage: @Sendable () -> GuidanceLanguage { { [currentLanguage] in currentLanguage.value } }
     let map: SpatialDataView?
     let mapPath: String?
-    private let speaker: PipelineGuidanceSpeaker
+    /// The pipeline guidance posts into (set once by the Assistant).
+    private let pipeline = Locked<EventProcessor?>(nil)
     let planner = Locked<RoutePlanner?>(nil)
     /// The route the running route behavior follows.
     private let activeRoute = Locked<UUID?>(nil)
@@ -111,11 +113,12 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     /// - Parameters:
     ///   - userDatabase: the user database (``AppEnvironment/userDatabase`` unless `--user-db` names one).
     ///   - engine: where the beacon sounds; nil: no beacon sound (printing only).
+    ///   - kinds: the kinds of place a walker can ask for (``AppBuilder`` reads them beside the grammars).
     ///   - problem: told when the user database cannot be opened (markers and routes are then off).
     public init(map: SpatialDataView?, mapPath: String?, language code: String, settings appSettings: Settings,
-                userDatabase: String, engine: AudioEngine?, restoreBeacon: Bool = true, kinds: KindTable? = nil,
+                userDatabase: String, engine: AudioEngine?, restoreBeacon: Bool = true, kinds: KindTable,
                 problem: (String) -> Void = { printReply("Problem: \($0)") }) async {
-        self.kinds = kinds ?? (try? KindTable.beside(grammars: AppEnvironment.read().paths.grammars.path)) ?? .empty
+        self.kinds = kinds
         let units = appSettings.units
         let language = (try? GuidanceLanguage(code, units: units)) ?? (try! GuidanceLanguage("en", units: units))
         var settings = appSettings.guidance
@@ -125,14 +128,12 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             store = nil
             problem("the user database \(path) cannot be opened (\(error)); markers and routes are off")
         }
-        speaker = PipelineGuidanceSpeaker()
         let audio = engine.map {
             EngineBeaconAudio(engine: $0, style: appSettings.beaconStyle, ringingAngle: Double(appSettings.beaconRingingAngle),
                               melodies: appSettings.beaconMelodies)
         }
         beaconAudio = audio
-        manager = DestinationManager(settings: settings, language: language, audio: audio, speaker: speaker, store: store)
-        speaker.snapshot = manager.snapshot
+        manager = DestinationManager(settings: settings, language: language, audio: audio, store: store)
         currentLanguage = Locked(language)
         self.map = map
         self.mapPath = mapPath
@@ -155,21 +156,22 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     static func problem(_ text: String) -> String { "Problem: " + text }
 
     /// The pipeline guidance speaks through (the Assistant calls it once).
-    func attach(_ processor: EventProcessor) { speaker.processor.set(processor) }
+    func attach(_ processor: EventProcessor) { pipeline.set(processor) }
 
     public var beaconReader: any BeaconStateReader { DestinationBeaconReader(snapshot: manager.snapshot) }
     public var markerReader: (any MarkerReader)? { store.map { StoreMarkerReader(markers: $0.markers) } }
-    var processor: EventProcessor? { speaker.processor.value }
+    var processor: EventProcessor? { pipeline.value }
 
     // MARK: positions
 
-    /// Feeds a fix to the beacon; posts the geofence change it caused.
+    /// Feeds a fix to the beacon; posts the geofence crossing it caused (a route's waypoints are the route's).
     func update(location here: Coordinate, now: Date) async {
-        let before = manager.snapshot.current
-        await manager.update(location: here, now: now)
-        guard let before, let after = manager.snapshot.current, after.beacon == before.beacon, !after.isRouteWaypoint,
-              before.isInsideGeofence != after.isInsideGeofence else { return }
-        processor?.post(BeaconGeofenceEvent(didEnter: after.isInsideGeofence, mutedBeacon: before.isAudioOn && !after.isAudioOn))
+        guard let crossing = await manager.update(location: here, now: now), manager.snapshot.current?.isRouteWaypoint == false
+        else { return }
+        switch crossing {
+        case .entered(let mutedAudio): processor?.post(BeaconGeofenceEvent(didEnter: true, mutedBeacon: mutedAudio))
+        case .left: processor?.post(BeaconGeofenceEvent(didEnter: false, mutedBeacon: false))
+        }
     }
 
     // MARK: commands
@@ -240,22 +242,17 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         case .beacon(let before, let wasMuted):
             let text: String
             if let before {
-                let callout = await PipelineGuidanceSpeaker.$silent.withValue(true) {
-                    await manager.set(before, from: here, heading: heading)
-                }
-                if wasMuted { await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.mute() } }
-                text = wasMuted ? callout.text + ". " + language("beacon.muted") : callout.text
+                await manager.set(before, from: here)
+                let set = await manager.setReadBack(before, heading: heading)
+                text = wasMuted ? set.text + ". " + (await manager.mute()).text : set.text
             } else {
-                await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.clear() }
+                await manager.clear()
                 text = language("beacon.removed")
             }
             processor?.post(BeaconChangedEvent(distanceAlreadySpoken: true))
             return text
         case .beaconMuted(let muted):
-            let callout = await PipelineGuidanceSpeaker.$silent.withValue(true) {
-                muted ? await manager.unmute() : await manager.mute()
-            }
-            return callout.text
+            return (muted ? await manager.unmute() : await manager.mute()).text
         case .markerSaved(let marker):
             guard let store else { return nil }
             do { _ = try store.markers.delete(marker.id) } catch { return Self.problem(store.describe(error)) }
@@ -319,26 +316,31 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             guard let map else { say(language("plan.no_place", place)); return nil }
             let place = markerName(spoken: place) ?? place
             do {
-                _ = try await GuidanceCommands.setBeacon(placeName: place, from: here, heading: heading, map: map, language: language,
-                                                         settings: settings, markers: store?.markers, manager: manager, kinds: kinds)
+                let (_, readBack) = try await GuidanceCommands.setBeacon(placeName: place, from: here, heading: heading, map: map,
+                                                                         language: language, settings: settings,
+                                                                         markers: store?.markers, manager: manager, kinds: kinds)
+                speak(readBack)
                 processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
             } catch {
                 say(String(describing: error))
             }
         case .beaconHere:
             guard let here else { say(language("plan.no_location")); return nil }
-            await manager.set(GuidanceCommands.beaconHere(at: here, language: language, settings: settings),
-                              from: here, heading: heading)
+            let beacon = GuidanceCommands.beaconHere(at: here, language: language, settings: settings)
+            await manager.set(beacon, from: here)
+            speak(await manager.setReadBack(beacon, heading: heading))
             processor.post(BeaconChangedEvent(distanceAlreadySpoken: true))
-        case .muteBeacon: await manager.mute()
-        case .unmuteBeacon: await manager.unmute()
+        case .muteBeacon: speak(await manager.mute())
+        case .unmuteBeacon: speak(await manager.unmute())
         case .removeBeacon:
+            let had = await manager.beacon != nil
             await manager.clear()
+            say(language(had ? "beacon.removed" : "beacon.none"))
             processor.post(BeaconChangedEvent())
         case .whereIsBeacon:
-            if isRouteActive { processor.post(BeaconCalloutEvent()) } else { await manager.whereIsBeacon(from: here, heading: heading) }
+            if isRouteActive { processor.post(BeaconCalloutEvent()) } else { speak(await manager.whereIsBeacon(from: here, heading: heading)) }
         case .beaconOffDistance(let meters):
-            await manager.setBeaconOffDistance(meters ?? -1)
+            speak(await manager.setBeaconOffDistance(meters ?? -1))
         case .saveMarker, .deleteMarker, .renameMarker, .saveBeaconAsMarker, .addNote, .nudgeMarker, .listMarkers, .newRoute,
              .addPlaceToRoute, .addMarkerToRoute, .saveRoute, .reverseRoute, .answer, .confirmName:
             return await carryOutMarkersAndRoutes(request, user: user)
@@ -378,7 +380,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     /// "Stop": the beacon goes quiet too (spec §1.8), while no route is running.
     func hush() async {
         guard manager.snapshot.current?.isAudioOn == true, !isRouteActive else { return }
-        await manager.mute()
+        speak(await manager.mute())
     }
 
     var isRouteActive: Bool { activeRoute.value != nil }
@@ -396,14 +398,21 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         processor?.post(GenericAnnouncementEvent(text, placement: location.map { .localized($0) } ?? .standard))
     }
 
+    /// Posts a command's read-back from Guidance, with its earcon, heard from its place.
+    func speak(_ readBack: GuidanceCallout) {
+        processor?.post(GenericAnnouncementEvent(readBack.text, glyph: readBack.earcon.flatMap(Glyph.init(rawValue:)),
+                                                 placement: readBack.location.map { .localized($0) } ?? .standard,
+                                                 action: readBack.interrupts ? .interruptAndClear : .enqueue))
+    }
+
     // MARK: RouteGuidanceDelegate (called inside the processor: the work is queued, in order)
 
     public func routeSetBeacon(_ beacon: Beacon) {
-        jobs.add { [manager] in await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.set(beacon) } }
+        jobs.add { [manager] in await manager.set(beacon) }
     }
 
     public func routeClearBeacon() {
-        jobs.add { [manager] in await PipelineGuidanceSpeaker.$silent.withValue(true) { _ = await manager.clear() } }
+        jobs.add { [manager] in await manager.clear() }
     }
 
     public func routeStateChanged(_ state: RouteGuidanceState) {
@@ -418,32 +427,6 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             await manager.suspendGeofence(false)
             await processor.coordinator.waitUntilIdle()
             await processor.deactivateCustom()
-        }
-    }
-}
-
-/// Speaks guidance callouts through the event processor. The beacon's automatic distance updates and its
-/// arrival are left to the pipeline's beacon generator, and what route guidance does to the beacon is not
-/// read back (the route behavior speaks for itself).
-final class PipelineGuidanceSpeaker: GuidanceSpeaker, @unchecked Sendable {
-    @TaskLocal static var silent = false
-    let processor = Locked<EventProcessor?>(nil)
-    /// Set once, before the manager first speaks.
-    var snapshot: BeaconSnapshot?
-
-    func speak(_ callouts: [GuidanceCallout]) async {
-        guard !Self.silent, let processor = processor.value else { return }
-        let routeWaypoint = snapshot?.current?.isRouteWaypoint ?? false
-        for c in callouts {
-            switch c.kind {
-            case .beaconArrival: continue
-            case .beaconDistance where !c.interrupts: continue
-            case .beaconSet where routeWaypoint: continue
-            default: break
-            }
-            processor.post(GenericAnnouncementEvent(c.text, glyph: c.earcon.flatMap(Glyph.init(rawValue:)),
-                                                    placement: c.location.map { .localized($0) } ?? .standard,
-                                                    action: c.interrupts ? .interruptAndClear : .enqueue))
         }
     }
 }

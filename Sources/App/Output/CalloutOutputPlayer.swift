@@ -29,7 +29,7 @@ public struct CalloutOutputPlayer: CalloutPlayer {
 
     public func play(_ item: PlaybackItem) async -> Bool {
         show(item)
-        return await output.play(Self.reply(item.utterance))
+        return await output.play(Self.reply(item.utterance), group: item.group)
     }
 
     /// Printed like a reply that plays: whoever reads the output misses nothing.

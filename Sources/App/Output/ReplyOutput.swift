@@ -48,6 +48,9 @@ public protocol ReplyOutput: Sendable {
     /// Plays one reply without printing it and returns when it has been heard: true when it played to its end,
     /// false when it was stopped or could not play. (The callout pipeline prints what it plays itself.)
     func play(_ reply: Reply) async -> Bool
+    /// ``play(_:)`` for a callout of the coordinator's queue; `group` is its group's label (``EngineReplyOutput/problemLabel``
+    /// for a problem), for outputs that tell them apart.
+    func play(_ reply: Reply, group: String) async -> Bool
     /// Stops what plays now and what waits; with `hush`, the hush earcon plays.
     func stop(hush: Bool) async
     /// From now on replies and problems are callouts in the coordinator's one queue (it decides what interrupts
@@ -61,6 +64,7 @@ extension ReplyOutput {
     public func turnBeacon(to heading: Double?) async {}
     /// Outputs that only print have no queue to share.
     public func route(through coordinator: CalloutCoordinator) {}
+    public func play(_ reply: Reply, group: String) async -> Bool { await play(reply) }
 }
 
 /// Prints, and plays through the audio engine: speech and earcons placed in 3-D around the listener.

@@ -190,7 +190,7 @@ extension GuidanceCallout {
     /// The callout for the pipeline: its text with its earcon, heard from its place.
     public var callout: Callout {
         let kind: CalloutKind = switch self.kind {
-        case .beaconSet, .beaconDistance, .beaconArrival, .beaconInfo, .waypointArrival, .waypointDistance: .beacon
+        case .beaconSet, .beaconDistance, .beaconInfo, .waypointArrival, .waypointDistance: .beacon
         case .marker: .marker
         default: .system
         }

@@ -106,7 +106,8 @@ public enum GuidanceCommands {
         let beacon = Beacon(target: place.target, name: place.name, location: place.coordinate, area: place.area,
                             delayedStart: settings.delayedBeaconStart)
         if let manager {
-            return (beacon, await manager.set(beacon, from: here, heading: heading))
+            await manager.set(beacon, from: here)
+            return (beacon, await manager.setReadBack(beacon, heading: heading))
         }
         return (beacon, DestinationManager.setCallout(beacon, from: here, heading: heading, settings: settings, language: language))
     }

@@ -2,35 +2,37 @@ import Foundation
 import Geo
 import Logging
 
-/// The single audio beacon at run time: applies ``DestinationState`` transitions, drives the beacon sound,
-/// speaks the arrival callout and the periodic "Beacon, 120 meters" updates, and keeps the beacon in the
-/// user database so that it survives a restart.
+/// The single audio beacon at run time: applies ``DestinationState`` transitions, drives the beacon sound and
+/// keeps the beacon in the user database so that it survives a restart.
+///
+/// It speaks nothing itself: commands return their read-back for the caller to say, and a position returns the
+/// geofence crossing it caused, which the behavior pipeline's beacon generator words (as it does the distance updates).
 public actor DestinationManager {
     public private(set) var state = DestinationState()
     public private(set) var settings: GuidanceSettings
     public private(set) var language: GuidanceLanguage
     let audio: (any BeaconAudio)?
-    let speaker: (any GuidanceSpeaker)?
     let store: UserStore?
     let logger = Logger(label: "soundscape.guidance.destination")
     /// The beacon for synchronous readers (the behavior pipeline's BeaconStateReader).
     public nonisolated let snapshot = BeaconSnapshot()
 
-    /// Distance updates: after moving more than 50 m and more than 5 s since the last (spec §3.4).
-    public static let updateDistance = 50.0
-    public static let updateInterval: TimeInterval = 5
-    private var lastUpdate: (location: Coordinate, time: Date)?
+    /// What a position did to the arrival geofence.
+    public enum GeofenceCrossing: Sendable, Equatable {
+        /// Arrived; `mutedAudio` when the beacon was sounding until now.
+        case entered(mutedAudio: Bool)
+        case left
+    }
 
     public init(settings: GuidanceSettings = GuidanceSettings(), language: GuidanceLanguage, audio: (any BeaconAudio)? = nil,
-                speaker: (any GuidanceSpeaker)? = nil, store: UserStore? = nil) {
+                store: UserStore? = nil) {
         self.settings = settings
         self.language = language
         self.audio = audio
-        self.speaker = speaker
         self.store = store
     }
 
-    /// Speaks from now on in this language and these units (the user changed a setting).
+    /// Words read-backs from now on in this language and these units (the user changed a setting).
     public func setLanguage(_ language: GuidanceLanguage) { self.language = language }
 
     /// Restores the beacon saved in the user database (a route waypoint beacon is not restored).
@@ -40,23 +42,23 @@ public actor DestinationManager {
         if case .marker(let id) = beacon.target, (try? store.markers.marker(id: id)) == nil {
             try? store.save(Beacon?.none, forKey: "beacon"); return
         }
-        _ = await apply(.set(beacon), now: Date())
+        await apply(.set(beacon), now: Date())
     }
 
     public var beacon: Beacon? { state.beacon }
 
     // MARK: commands
 
-    /// Sets the beacon; returns the spoken confirmation ("Beacon set on Kauppatori, 350 meters, ahead to the right").
-    @discardableResult
-    public func set(_ beacon: Beacon, from here: Coordinate? = nil, heading: Double? = nil, now: Date = Date()) async -> GuidanceCallout {
+    /// Sets the beacon in place of any other; a command reads it back with ``setReadBack(_:heading:)``.
+    public func set(_ beacon: Beacon, from here: Coordinate? = nil, now: Date = Date()) async {
         if let here { state.lastLocation = here }
-        lastUpdate = state.lastLocation.map { ($0, now) }
-        _ = await apply(.set(beacon), now: now)
+        await apply(.set(beacon), now: now)
         try? store?.save(beacon, forKey: "beacon")
-        let callout = Self.setCallout(beacon, from: state.lastLocation, heading: heading, settings: settings, language: language)
-        await speaker?.speak([callout])
-        return callout
+    }
+
+    /// The read-back of setting `beacon`, from the last position: "Beacon set on Kauppatori, 350 meters, ahead to the right".
+    public func setReadBack(_ beacon: Beacon, heading: Double?) -> GuidanceCallout {
+        Self.setCallout(beacon, from: state.lastLocation, heading: heading, settings: settings, language: language)
     }
 
     static func setCallout(_ beacon: Beacon, from here: Coordinate?, heading: Double?, settings: GuidanceSettings,
@@ -77,97 +79,77 @@ public actor DestinationManager {
         return GuidanceCallout(kind: .beaconSet, text: text, location: beacon.location, interrupts: true)
     }
 
-    @discardableResult
-    public func clear(now: Date = Date()) async -> GuidanceCallout {
-        let had = state.beacon != nil
-        _ = await apply(.clear, now: now)
+    /// Removes the beacon (and the temporary markers made for it).
+    public func clear(now: Date = Date()) async {
+        await apply(.clear, now: now)
         try? store?.save(Beacon?.none, forKey: "beacon")
         _ = try? store?.markers.deleteTemporary()
-        let callout = GuidanceCallout(kind: .beaconInfo, text: language(had ? "beacon.removed" : "beacon.none"), interrupts: true)
-        await speaker?.speak([callout])
-        return callout
     }
 
+    /// Mutes the beacon; returns the read-back.
     @discardableResult
     public func mute(now: Date = Date()) async -> GuidanceCallout {
-        guard state.beacon != nil else { return await say(.beaconInfo, language("beacon.none")) }
-        _ = await apply(.mute, now: now)
-        return await say(.beaconInfo, language("beacon.muted"))
+        guard state.beacon != nil else { return Self.readBack(.beaconInfo, language("beacon.none")) }
+        await apply(.mute, now: now)
+        return Self.readBack(.beaconInfo, language("beacon.muted"))
     }
 
+    /// Unmutes the beacon; returns the read-back.
     @discardableResult
     public func unmute(now: Date = Date()) async -> GuidanceCallout {
-        guard state.beacon != nil else { return await say(.beaconInfo, language("beacon.none")) }
-        _ = await apply(.unmute, now: now)
-        return await say(.beaconInfo, language("beacon.unmuted"))
+        guard state.beacon != nil else { return Self.readBack(.beaconInfo, language("beacon.none")) }
+        await apply(.unmute, now: now)
+        return Self.readBack(.beaconInfo, language("beacon.unmuted"))
     }
 
     /// "Where is the beacon": "Beacon on Kauppatori, 120 meters, to the left".
-    @discardableResult
-    public func whereIsBeacon(from here: Coordinate?, heading: Double?) async -> GuidanceCallout {
-        guard let beacon = state.beacon else { return await say(.beaconInfo, language("beacon.none")) }
-        guard let here = here ?? state.lastLocation else { return await say(.beaconInfo, language("beacon.set_close", beacon.name)) }
+    public func whereIsBeacon(from here: Coordinate?, heading: Double?) -> GuidanceCallout {
+        guard let beacon = state.beacon else { return Self.readBack(.beaconInfo, language("beacon.none")) }
+        guard let here = here ?? state.lastLocation else { return Self.readBack(.beaconInfo, language("beacon.set_close", beacon.name)) }
         let d = DestinationState.distance(here, beacon)
         let text = d.rounded() <= 15 ? language("beacon.close_by")
             : language("beacon.where", beacon.name, language.distance(d), language.direction(from: here, to: beacon.location, heading: heading))
-        let callout = GuidanceCallout(kind: .beaconDistance, text: text, location: beacon.location, interrupts: true)
-        await speaker?.speak([callout])
-        return callout
+        return GuidanceCallout(kind: .beaconDistance, text: text, location: beacon.location, interrupts: true)
     }
 
-    /// "Beacon off distance 10 metres": 0–50 m; saved with the settings.
-    @discardableResult
+    /// "Beacon off distance 10 metres": 0–50 m; saved with the settings. Returns the read-back.
     public func setBeaconOffDistance(_ meters: Double, now: Date = Date()) async -> GuidanceCallout {
         do {
             let value = try settings.setBeaconOffDistance(meters)
             try? store?.saveSettings(settings)
-            _ = await apply(.settingsChanged, now: now)
-            return await say(.setting, language("beacon.off_distance_set", language.distance(value)))
+            await apply(.settingsChanged, now: now)
+            return Self.readBack(.setting, language("beacon.off_distance_set", language.distance(value)))
         } catch {
-            return await say(.error, language("beacon.off_distance_invalid"))
+            return Self.readBack(.error, language("beacon.off_distance_invalid"))
         }
     }
 
     public func updateSettings(_ change: (inout GuidanceSettings) -> Void, now: Date = Date()) async {
         change(&settings)
         try? store?.saveSettings(settings)
-        _ = await apply(.settingsChanged, now: now)
+        await apply(.settingsChanged, now: now)
     }
 
     /// Route guidance handles its own arrivals while it is active.
-    public func suspendGeofence(_ on: Bool) async { _ = await apply(.suspendGeofence(on), now: Date()) }
+    public func suspendGeofence(_ on: Bool) async { await apply(.suspendGeofence(on), now: Date()) }
 
     // MARK: location
 
-    /// Feeds a position; returns (and speaks) the callouts it caused: the arrival callout once per entry
-    /// into the geofence, and distance updates.
+    /// Feeds a position; returns the geofence crossing it caused: an arrival once per entry into the geofence,
+    /// or leaving it.
     @discardableResult
-    public func update(location here: Coordinate, now: Date = Date()) async -> [GuidanceCallout] {
-        var callouts = await apply(.location(here), now: now)
-        if callouts.isEmpty, settings.beaconDistanceCallouts, let beacon = state.beacon, !state.isInsideGeofence,
-           !state.geofenceSuspended {
-            if let last = lastUpdate {
-                if here.distance(to: last.location) > Self.updateDistance && now.timeIntervalSince(last.time) > Self.updateInterval {
-                    lastUpdate = (here, now)
-                    let d = DestinationState.distance(here, beacon)
-                    let text = d.rounded() <= 15 ? language("beacon.close_by") : language("beacon.distance", language.distance(d))
-                    callouts.append(GuidanceCallout(kind: .beaconDistance, text: text, location: beacon.location, delay: 0.75))
-                }
-            } else {
-                lastUpdate = (here, now)
-            }
-        }
-        if !callouts.isEmpty { await speaker?.speak(callouts) }
-        return callouts
+    public func update(location here: Coordinate, now: Date = Date()) async -> GeofenceCrossing? {
+        await apply(.location(here), now: now)
     }
 
     // MARK: effects
 
-    private func apply(_ event: DestinationState.Event, now: Date) async -> [GuidanceCallout] {
+    @discardableResult
+    private func apply(_ event: DestinationState.Event, now: Date) async -> GeofenceCrossing? {
         let (next, effects) = DestinationState.reduce(state, event, settings: settings, now: now)
         state = next
         snapshot.update(state, settings: settings)
-        var callouts: [GuidanceCallout] = []
+        var crossing: GeofenceCrossing?
         for effect in effects {
             switch effect {
             case .startAudio(let location):
@@ -175,22 +157,19 @@ public actor DestinationManager {
             case .stopAudio:
                 await audio?.stopBeacon()
             case .arrived(_, let radius, let mutedAudio):
-                let distance = language.distance(radius)
-                callouts.append(GuidanceCallout(
-                    kind: .beaconArrival,
-                    text: language(mutedAudio ? "beacon.arrived_muted" : "beacon.arrived", distance),
-                    earcon: mutedAudio ? "beacon_found" : nil, location: state.beacon?.location))
+                crossing = .entered(mutedAudio: mutedAudio)
                 logger.info("arrived within \(radius) m of \(state.beacon?.name ?? "?")")
-            case .left, .beaconChanged, .armed:
+            case .left:
+                crossing = .left
+            case .beaconChanged, .armed:
                 break
             }
         }
-        return callouts
+        return crossing
     }
 
-    private func say(_ kind: GuidanceCallout.Kind, _ text: String) async -> GuidanceCallout {
-        let c = GuidanceCallout(kind: kind, text: text, interrupts: true)
-        await speaker?.speak([c])
-        return c
+    /// A command's answer: it interrupts what is being said.
+    private static func readBack(_ kind: GuidanceCallout.Kind, _ text: String) -> GuidanceCallout {
+        GuidanceCallout(kind: kind, text: text, interrupts: true)
     }
 }

@@ -1,11 +1,11 @@
 import Foundation
 import Geo
 
-/// One thing guidance wants said (or played): the hand-off to whoever speaks, the behavior pipeline's
-/// callout coordinator or a plain printer.
+/// One thing guidance wants said (or played): a command's read-back or a route's sentence, which becomes a
+/// callout in the behavior pipeline (``callout``).
 public struct GuidanceCallout: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Codable {
-        case beaconSet, beaconDistance, beaconArrival, beaconInfo
+        case beaconSet, beaconDistance, beaconInfo
         case waypointArrival, waypointDistance, routeComplete, routeInfo
         case maneuver, marker, setting, error
     }
@@ -35,22 +35,10 @@ public struct GuidanceCallout: Sendable, Hashable, Codable {
     }
 }
 
-/// Whoever speaks guidance callouts. The App implements it over the callout coordinator (or prints).
-public protocol GuidanceSpeaker: Sendable {
-    func speak(_ callouts: [GuidanceCallout]) async
-}
-
 /// The beacon's sound. The App implements it over `AudioEngine` (startBeacon / stopBeacon).
 public protocol BeaconAudio: Sendable {
     func startBeacon(at location: Coordinate, name: String) async
     func stopBeacon() async
-}
-
-/// Collects callouts (tests, `say`).
-public actor RecordingSpeaker: GuidanceSpeaker {
-    public private(set) var spoken: [GuidanceCallout] = []
-    public init() {}
-    public func speak(_ callouts: [GuidanceCallout]) async { spoken += callouts }
 }
 
 /// Records beacon start/stop (tests, `say`).
