@@ -93,7 +93,7 @@ public final class DemoRunner {
                                            problem: { problems.add($0) })
         output.beaconState = { [engine] in
             let current = guidance.manager.snapshot.current
-            let state = engine.isBeaconActive && !engine.isBeaconMuted ? "on" : current == nil ? "off" : "muted"
+            let state = engine.beacon.isActive && !engine.beacon.isMuted ? "on" : current == nil ? "off" : "muted"
             return (state, current?.beacon.name)
         }
         for p in problems.all { await output.problem(p) }
@@ -126,7 +126,7 @@ public final class DemoRunner {
         }
         advance(to: end - from, output: output)
         await assistant.settle()
-        if engine.isBeaconActive { await engine.stopBeacon() }
+        if engine.beacon.isActive { await engine.beacon.stop() }
         engine.render(seconds: 0.5)
         return Outcome(seconds: output.now, commands: commands, recognized: recognized)
     }

@@ -40,7 +40,7 @@ public protocol GuidanceSpeaker: Sendable {
     func speak(_ callouts: [GuidanceCallout]) async
 }
 
-/// The beacon's sound. The App implements it over `AudioEngine` (startBeacon / stopBeacon).
+/// The beacon's sound. The App implements it over the audio engine's `BeaconPlayer` (start / stop).
 public protocol BeaconAudio: Sendable {
     func startBeacon(at location: Coordinate, name: String) async
     func stopBeacon() async
