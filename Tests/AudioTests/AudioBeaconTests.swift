@@ -52,7 +52,7 @@ import Testing
         let engine = try AudioTestSupport.offlineEngine()
         let style = BeaconStyle.builtIn("Chime")!
         engine.setListener(location: Self.listener, heading: 0)
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth))
         let bearing = Self.listener.bearing(to: Self.beaconNorth)
         let block = engine.configuration.blockFrames
         var headingOfBlock: [Double] = []
@@ -64,7 +64,7 @@ import Testing
             headingOfBlock.append(heading)
             engine.render(frames: block)
         }
-        let trace = engine.beaconTrace
+        let trace = engine.beacon.trace
         let perBeat = style.framesPerBeat
         #expect(trace.count >= 6, "a full turn passes through every window: \(trace.count) changes")
         #expect(Set(trace.map(\.component)) == [0, 1, 2, 3])
@@ -91,11 +91,11 @@ import Testing
         let engine = try AudioTestSupport.offlineEngine()
         let style = BeaconStyle.builtIn("Chime")!
         engine.setListener(location: Self.listener, heading: 0)
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth))
         engine.render(frames: style.framesPerBeat * 2 + 100)    // into beat 3 of the centre component
         engine.setHeading(90)                                    // now "side"
         engine.render(frames: style.framesPerBeat * 2)
-        let change = try #require(engine.beaconTrace.last)
+        let change = try #require(engine.beacon.trace.last)
         #expect(change.component == 2)
         #expect(change.phraseFrame == style.framesPerBeat * 3, "switches at the next beat, phrase position kept")
     }
@@ -104,7 +104,7 @@ import Testing
         let engine = try AudioTestSupport.offlineEngine()
         let style = BeaconStyle.builtIn("Chime")!
         engine.setListener(location: Self.listener, heading: 180)   // beacon behind: component 3 at full level
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth))
         engine.render(frames: style.phraseFrames * 2)
         engine.setHeading(nil)
         engine.render(frames: style.phraseFrames * 2)
@@ -112,7 +112,7 @@ import Testing
         let phrase = style.phraseFrames * 2
         let withHeading = AudioTestSupport.rms(rec[phrase..<(2 * phrase)])
         let without = AudioTestSupport.rms(rec[(3 * phrase)..<(4 * phrase)])
-        #expect(engine.beaconTrace.map(\.component) == [3])
+        #expect(engine.beacon.trace.map(\.component) == [3])
         let drop = AudioTestSupport.db(withHeading, without)
         #expect(drop > 6 && drop < 10, "pulled back to 5 m ≈ −8 dB, measured \(drop) dB")
     }
@@ -121,11 +121,11 @@ import Testing
         let engine = try AudioTestSupport.offlineEngine()
         let style = BeaconStyle.builtIn("Marimba")!
         engine.setListener(location: Self.listener, heading: 0)
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth))
         engine.render(seconds: 1.0)
-        engine.setBeaconMuted(true)
+        engine.beacon.setMuted(true)
         engine.render(seconds: 1.0)
-        engine.setBeaconMuted(false)
+        engine.beacon.setMuted(false)
         engine.render(seconds: 1.0)
         let rec = engine.recording().samples
         let second = 96_000
@@ -136,20 +136,20 @@ import Testing
         let normal = maxStep(0..<(second - 2))
         #expect(maxStep((second - 2_000)..<(second + 12_000)) <= normal * 1.05)
         #expect(maxStep((2 * second - 2_000)..<(2 * second + 12_000)) <= normal * 1.05)
-        #expect(engine.isBeaconActive)
+        #expect(engine.beacon.isActive)
     }
 
     @Test func introPlaysFirstAndOutroEndsOnABeat() async throws {
         let engine = try AudioTestSupport.offlineEngine()
         let style = BeaconStyle.builtIn("Chime")!
         engine.setListener(location: Self.listener, heading: 0)
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth, playIntro: true))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth, playIntro: true))
         engine.render(seconds: 3)
-        let first = try #require(engine.beaconTrace.first)
+        let first = try #require(engine.beacon.trace.first)
         #expect(first.frame == style.intro!.count && first.phraseFrame == 0, "the loop starts after the intro")
         let before = engine.renderedFrames
-        await engine.stopBeacon(playOutro: true)
-        #expect(!engine.isBeaconActive)
+        await engine.beacon.stop(playOutro: true)
+        #expect(!engine.beacon.isActive)
         let outroStart = before + (style.framesPerBeat - (before - first.frame) % style.framesPerBeat) % style.framesPerBeat
         let end = outroStart + style.outro!.count
         #expect(engine.renderedFrames >= end && engine.renderedFrames < end + engine.configuration.blockFrames,

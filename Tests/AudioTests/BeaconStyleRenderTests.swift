@@ -76,7 +76,7 @@ import Testing
         let references = style.components.map { Self.envelope($0[...]) }
         engine.setListener(location: Self.listener, heading: 0)   // the beacon is straight ahead throughout
         engine.setBeaconHeading(0)
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth))
         engine.render(frames: perBeat)
         // No beacon heading: the last part (spec §4.4), then each probe in turn.
         let probes: [(angle: Double?, part: Int)] = [(nil, style.components.count - 1)] + Self.probes(count: style.components.count).map { ($0.angle, $0.part) }
@@ -102,7 +102,7 @@ import Testing
             // …and clearly: the parts of a style are told apart by their rhythm (on all styles the margin is ≥ 0.3).
             let ranked = scores.sorted(by: >)
             #expect(ranked[0] - ranked[1] > 0.15, "\(name) at \(probe.angle.map { "\($0)°" } ?? "no heading"): parts too alike, \(scores)")
-            #expect(engine.beaconTrace.last?.component == probe.part, "\(name): the mixer reports part \(engine.beaconTrace.last?.component ?? -1)")
+            #expect(engine.beacon.trace.last?.component == probe.part, "\(name): the mixer reports part \(engine.beacon.trace.last?.component ?? -1)")
         }
     }
 
@@ -113,12 +113,12 @@ import Testing
         let engine = try Self.engine()
         engine.setListener(location: Self.listener, heading: 180)   // the head turned away: the beacon sounds behind
         engine.setBeaconHeading(0)                                   // the beacon heading faces it
-        engine.startBeacon(BeaconSound(style: style, location: Self.beaconNorth))
+        engine.beacon.start(BeaconSound(style: style, location: Self.beaconNorth))
         engine.render(frames: style.framesPerBeat * 2)
-        #expect(engine.beaconTrace.map(\.component) == [0])
+        #expect(engine.beacon.trace.map(\.component) == [0])
         engine.setBeaconHeading(180)
         engine.render(frames: style.framesPerBeat * 2)
-        #expect(engine.beaconTrace.map(\.component) == [0, 3])
+        #expect(engine.beacon.trace.map(\.component) == [0, 3])
     }
 
     @Test func thereAreAtLeastEightStylesAndTheyDifferByEar() throws {

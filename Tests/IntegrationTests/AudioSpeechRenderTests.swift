@@ -32,7 +32,7 @@ struct AudioSpeechRenderTests {
         defer { engine.shutdown() }
         let result = await engine.play(TTSSound(sentence), type: .relative(0))
         #expect(result == .completed)
-        let first = try #require(engine.latestFirstSampleLatency)
+        let first = try #require(engine.queue.latestFirstSampleLatency)
         let spoken = Double(try sharedSynthesizer.synthesize(sentence).count) / Double(sharedSynthesizer.sampleRate)
         #expect(spoken > 4, "the sentence lasts \(spoken) s")
         #expect(first < spoken / 10, "first sample after \(first * 1000) ms of a sentence lasting \(spoken) s")

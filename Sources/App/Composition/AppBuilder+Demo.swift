@@ -95,7 +95,7 @@ extension AppBuilder {
         let output = DemoReplyOutput(engine: engine, transcript: transcript)
         output.beaconState = { [engine] in
             let current = guidance.manager.snapshot.current
-            let state = engine.isBeaconActive && !engine.isBeaconMuted ? "on" : current == nil ? "off" : "muted"
+            let state = engine.beacon.isActive && !engine.beacon.isMuted ? "on" : current == nil ? "off" : "muted"
             return (state, current?.beacon.name)
         }
         // Said first: the output keeps them until the assistant's coordinator takes them.

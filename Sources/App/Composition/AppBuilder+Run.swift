@@ -115,7 +115,7 @@ extension AppBuilder {
                     slotSources: savedNames,
                     secondRecognizer: SecondRecognizer.load(paths: paths),
                     commands: commandContinuation,
-                    earcon: { earcon in _ = await engine?.playNow(GlyphSound(earcon)) },
+                    earcon: { earcon in _ = await engine?.queue.playNow(GlyphSound(earcon)) },
                     speak: { await output.say($0) },
                     microphoneChanged: { change in
                         // Said and printed, like every problem: the microphone went away, or came back.

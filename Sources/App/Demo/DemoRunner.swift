@@ -111,7 +111,7 @@ final class DemoRunner {
         }
         advance(to: end - from)
         await assistant.settle()
-        if engine.isBeaconActive { await engine.stopBeacon() }
+        if engine.beacon.isActive { await engine.beacon.stop() }
         engine.render(seconds: 0.5)
         return Outcome(seconds: output.now, commands: commands, recognized: recognized)
     }

@@ -129,7 +129,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
             problem("the user database \(path) cannot be opened (\(error)); markers and routes are off")
         }
         let audio = engine.map {
-            EngineBeaconAudio(engine: $0, style: appSettings.beaconStyle, ringingAngle: Double(appSettings.beaconRingingAngle),
+            EngineBeaconAudio(beacon: $0.beacon, style: appSettings.beaconStyle, ringingAngle: Double(appSettings.beaconRingingAngle),
                               melodies: appSettings.beaconMelodies)
         }
         beaconAudio = audio
@@ -299,7 +299,7 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
         if restyled {
             await beaconAudio.startBeacon(at: current.beacon.location, name: current.beacon.name)
         } else {
-            beaconAudio.engine.setBeaconRingingAngle(ringingAngle)
+            beaconAudio.beacon.setRingingAngle(ringingAngle)
         }
     }
 
@@ -431,15 +431,15 @@ public final class GuidanceSetup: RouteGuidanceDelegate, Sendable {
     }
 }
 
-/// The beacon's sound on the audio engine (spec §4.1: mute = stop the sound, unmute = start it again).
+/// The beacon's sound on the audio engine's beacon (spec §4.1: mute = stop the sound, unmute = start it again).
 final class EngineBeaconAudio: BeaconAudio {
-    let engine: AudioEngine
+    let beacon: any BeaconPlaying
     /// Style name and ringing angle; changed by voice ("beacon style marimba").
     private let sound: Locked<(style: String, ringingAngle: Double)>
     let melodies: Bool
 
-    init(engine: AudioEngine, style: String, ringingAngle: Double, melodies: Bool) {
-        self.engine = engine
+    init(beacon: any BeaconPlaying, style: String, ringingAngle: Double, melodies: Bool) {
+        self.beacon = beacon
         self.sound = Locked((style, ringingAngle))
         self.melodies = melodies
     }
@@ -454,10 +454,10 @@ final class EngineBeaconAudio: BeaconAudio {
     func startBeacon(at location: Coordinate, name: String) async {
         let (name, angle) = sound.value
         guard let style = BeaconStyle.builtIn(name) ?? BeaconStyle.builtIn() else { return }
-        engine.startBeacon(BeaconSound(style: style, location: location, ringingAngle: angle, playIntro: melodies))
+        beacon.start(BeaconSound(style: style, location: location, ringingAngle: angle, playIntro: melodies))
     }
 
-    func stopBeacon() async { await engine.stopBeacon(playOutro: melodies) }
+    func stopBeacon() async { await beacon.stop(playOutro: melodies) }
 }
 
 /// Runs queued work one job at a time, in order.

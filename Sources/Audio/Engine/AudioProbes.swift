@@ -51,7 +51,7 @@ package enum AudioProbes {
         guard let output = engine.output else { return nil }
         for _ in 0..<40 where !output.isConnected { usleep(50_000) }
         guard output.isConnected else { return nil }
-        engine.startBeacon(BeaconSound(style: BeaconStyle.builtIn()!, location: .init(latitude: 60.17, longitude: 24.94)))
+        engine.beacon.start(BeaconSound(style: BeaconStyle.builtIn()!, location: .init(latitude: 60.17, longitude: 24.94)))
         engine.setLocation(.init(latitude: 60.16, longitude: 24.94))
         usleep(300_000)
         var renders: [Double] = [], totals: [Double] = []
@@ -92,11 +92,11 @@ package enum AudioProbes {
             }
             // Stop it once it has started: we only need the first sample.
             let deadline = Date().addingTimeInterval(2)
-            while engine.latestFirstSampleLatency == nil && Date() < deadline { usleep(500) }
-            if let v = engine.latestFirstSampleLatency, i > 1 { values.append(v) }   // skip warm-up runs
+            while engine.queue.latestFirstSampleLatency == nil && Date() < deadline { usleep(500) }
+            if let v = engine.queue.latestFirstSampleLatency, i > 1 { values.append(v) }   // skip warm-up runs
             engine.stopAll()
             done.wait()
-            engine.resetFirstSampleLatency()
+            engine.queue.resetFirstSampleLatency()
         }
         return (median(values), values.max() ?? .nan, values.count)
     }

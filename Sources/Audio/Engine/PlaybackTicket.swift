@@ -1,6 +1,6 @@
 import Foundation
 
-/// A sound in the engine's queue. ``AudioEngine/enqueue(_:type:)`` takes its place in the queue at once (so
+/// A sound in the engine's queue. ``SoundQueue/enqueue(_:type:)`` takes its place in the queue at once (so
 /// sounds queued one after another play in that order); ``result()`` returns when it has ended.
 public final class PlaybackTicket: @unchecked Sendable {
     /// The engine's identifier of the sound.

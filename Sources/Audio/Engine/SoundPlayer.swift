@@ -16,4 +16,9 @@ public protocol SoundPlayer: AnyObject, Sendable {
     var status: AudioEngine.Status { get }
 }
 
-extension AudioEngine: SoundPlayer {}
+extension AudioEngine: SoundPlayer {
+    /// Plays `sound` through the engine's ``SoundQueue``.
+    @discardableResult
+    public func play(_ sound: any Sound, type: SoundType = .standard) async -> PlaybackResult { await queue.play(sound, type: type) }
+    public func stopAll(hush: Bool = false) { queue.stopAll(hush: hush) }
+}

@@ -35,7 +35,7 @@ public struct GuidanceCallout: Sendable, Hashable, Codable {
     }
 }
 
-/// The beacon's sound. The App implements it over `AudioEngine` (startBeacon / stopBeacon).
+/// The beacon's sound. The App implements it over the audio engine's `BeaconPlayer` (start / stop).
 public protocol BeaconAudio: Sendable {
     func startBeacon(at location: Coordinate, name: String) async
     func stopBeacon() async
