@@ -1,5 +1,6 @@
 @testable import Behaviors
 import Callouts
+import CalloutsTestSupport
 import Clocks
 import Foundation
 import Geo
