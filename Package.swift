@@ -32,7 +32,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        // Tests only: TestClock and ImmediateClock for the time injected into the pipeline and the location stage.
+        // Tests only: TestClock, to drive the time injected into the pipeline, the location stage and the replay.
         .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
