@@ -32,6 +32,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // Tests only: TestClock, to drive the time injected into the pipeline, the location stage and the replay.
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.1.1"),
     ],
     targets: [
         // ---- C system libraries (module map + pkg-config; Debian packages named in providers) ----
@@ -119,13 +121,17 @@ let package = Package(
                     dependencies: ["TileServer", "MapData", "MapTestSupport", "Geo", "ProcessTestSupport",
                                    .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),
-        .testTarget(name: "LocationTests", dependencies: ["Location", "Geo",
+        .testTarget(name: "LocationTests", dependencies: ["Location", "Geo", "ClockTestSupport", .product(name: "Clocks", package: "swift-clocks"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")], swiftSettings: strict),
         .target(name: "CalloutsTestSupport", dependencies: ["Callouts"], path: "Tests/Support/CalloutsTestSupport",
                 swiftSettings: strict),
+        // TestClock helpers shared by the tests that drive injected time.
+        .target(name: "ClockTestSupport", dependencies: [.product(name: "Clocks", package: "swift-clocks")], path: "Tests/Support/ClockTestSupport",
+                swiftSettings: strict),
         .target(name: "MapTestSupport", dependencies: ["MapData"], path: "Tests/Support/MapTestSupport", swiftSettings: strict),
-        .testTarget(name: "CalloutsTests", dependencies: ["Callouts", "CalloutsTestSupport", "Geo"], swiftSettings: strict),
-        .testTarget(name: "BehaviorsTests", dependencies: ["Behaviors", "Callouts", "CalloutsTestSupport", "MapTestSupport", "Geo", "MapData", "Location"],
+        .testTarget(name: "CalloutsTests", dependencies: ["Callouts", "CalloutsTestSupport", "ClockTestSupport", "Geo", .product(name: "Clocks", package: "swift-clocks")], swiftSettings: strict),
+        .testTarget(name: "BehaviorsTests", dependencies: ["Behaviors", "Callouts", "CalloutsTestSupport", "MapTestSupport", "Geo", "MapData", "Location",
+                                                       .product(name: "Clocks", package: "swift-clocks")],
                     swiftSettings: strict),
         .testTarget(name: "AudioTests", dependencies: ["Audio", "Geo"], swiftSettings: strict),
         .testTarget(name: "SpeechTests", dependencies: ["Speech"], swiftSettings: strict),
@@ -134,6 +140,7 @@ let package = Package(
                                    .product(name: "GRDB", package: "GRDB.swift")],
                     swiftSettings: strict),
         .testTarget(name: "AppTests", dependencies: ["App", "Location", "Geo", "Behaviors", "Callouts", "Audio", "Guidance", "Speech",
+                                                  "ClockTestSupport", .product(name: "Clocks", package: "swift-clocks"),
                                                   .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                                                   .product(name: "Logging", package: "swift-log")],
                     swiftSettings: strict),

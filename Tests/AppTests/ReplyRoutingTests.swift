@@ -73,7 +73,7 @@ import Testing
         await output.problem("the microphone is gone")
         let coordinator = CalloutCoordinator(player: CalloutOutputPlayer(output: output, printLine: { lines.add($0) }),
                                              phrasing: Phrasing(table: try StringTable(language: "en")),
-                                             clock: SimulatedClock())
+                                             clock: PipelineClock(SimulatedClock(), start: Date(timeIntervalSince1970: 1_780_300_800)))
         output.route(through: coordinator)
         await sound.waitForPlays(1)
         #expect(sound.played[0].contains("the microphone is gone"))

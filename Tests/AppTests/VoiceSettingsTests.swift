@@ -2,6 +2,8 @@
 import Audio
 import Behaviors
 import Callouts
+import Clocks
+import ClockTestSupport
 import Foundation
 import Geo
 import Guidance
@@ -76,7 +78,8 @@ struct VoiceSettingsTests {
         return dir
     }
 
-    static func harness(settingsPath: String? = nil, heading: Bool = true, located: Bool = true) async throws -> Harness {
+    static func harness(settingsPath: String? = nil, heading: Bool = true, located: Bool = true,
+                        waitClock: any Clock<Duration> = ContinuousClock()) async throws -> Harness {
         let dir = try folder()
         let path = settingsPath ?? dir.appendingPathComponent("config.toml").path
         let output = RecordingOutput()
@@ -90,7 +93,7 @@ struct VoiceSettingsTests {
         let assistant = Assistant(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), output: output,
                                   followFixTimes: true, format: .none, guidance: guidance, intents: parser,
                                   settings: LiveSettings(store: SettingsStore(path: path), settings: Settings(), audio: audio),
-                                  headingControl: heading ? headingControl : nil)
+                                  headingControl: heading ? headingControl : nil, waitClock: waitClock)
         if located {
             await assistant.locate(LocationFix(coordinate: here, timestamp: Date(), horizontalAccuracy: 5))
             await assistant.settle()
@@ -424,20 +427,41 @@ struct VoiceSettingsTests {
 
     /// The fault tests' corrupt-database run asked "where am I" the moment the program had started, and was told its
     /// fixed location was not known yet: the fix had not reached the pipeline.
-    @Test func whereAmIGivenJustBeforeTheFirstFixIsAnsweredFromIt() async throws {
-        let h = try await Self.harness(located: false)
+    @Test(.timeLimit(.minutes(1)))
+    func whereAmIGivenJustBeforeTheFirstFixIsAnsweredFromIt() async throws {
+        let clock = TestClock()
+        let h = try await Self.harness(located: false, waitClock: clock)
         let asking = Task { await h.say("where am i") }
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<3 {                               // 0.3 s of waiting for a fix
+            await clock.waitUntilSomethingSleeps()
+            await clock.advance(by: .milliseconds(100))
+        }
         await h.assistant.locate(LocationFix(coordinate: Self.here, timestamp: Date(), horizontalAccuracy: 5))
+        await clock.waitUntilSomethingSleeps()
+        await clock.advance(by: .milliseconds(100))
         // This harness has no map, so an answer from the fix is that the map is not available.
         #expect(await asking.value == ["The map is not available"])
     }
 
-    @Test func whereAmIWithNoFixAtAllSaysSoAfterWaiting() async throws {
-        let h = try await Self.harness(located: false)
-        let start = ContinuousClock.now
-        #expect(await h.say("where am i") == ["Your location is not known yet"])
-        #expect(ContinuousClock.now - start >= .seconds(1.9))
+    @Test(.timeLimit(.minutes(1)))
+    func whereAmIWithNoFixAtAllSaysSoAfterWaiting() async throws {
+        let clock = TestClock()
+        let h = try await Self.harness(located: false, waitClock: clock)
+        let answered = Mutex(false)
+        let asking = Task {
+            let replies = await h.say("where am i")
+            answered.withLock { $0 = true }
+            return replies
+        }
+        for _ in 0..<19 {
+            await clock.waitUntilSomethingSleeps()
+            await clock.advance(by: .milliseconds(100))
+        }
+        await clock.waitUntilSomethingSleeps()
+        #expect(!answered.withLock { $0 }, "answered before 2 s of waiting")
+        await clock.advance(by: .milliseconds(100))
+        #expect(await asking.value == ["Your location is not known yet"])
+        #expect(TestClock<Duration>.Instant().duration(to: clock.now) == .seconds(2))
     }
 
     // MARK: help

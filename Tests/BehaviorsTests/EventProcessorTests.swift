@@ -1,5 +1,7 @@
 @testable import Behaviors
 import Callouts
+import CalloutsTestSupport
+import Clocks
 import Foundation
 import Geo
 import Location
@@ -176,6 +178,18 @@ final class ParentEcho: EchoGenerator {}
         await p.move(to: Pipeline.fix(here.destination(bearing: 90, distance: 45), at: 60))
         #expect(await !p.processor.isAsleep)
         #expect(p.texts.last == "Awake")
+    }
+
+    @Test func thePipelineTellsTimeByTheInjectedClock() async throws {
+        let clock = TestClock()
+        let player = RecordingPlayer()
+        let processor = EventProcessor(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), player: player,
+                                       clock: PipelineClock(clock, start: Pipeline.start))
+        processor.start()
+        await clock.advance(by: .seconds(90))
+        await processor.sleep()
+        await processor.settle()
+        #expect(player.items.map(\.time) == [Pipeline.start.addingTimeInterval(90)])
     }
 
     @Test func sleepObserversHearEverySleepAndWakeIncludingTheSnoozeEnding() async {

@@ -17,15 +17,18 @@ enum Helsinki {
 struct Pipeline {
     let processor: EventProcessor
     let player: RecordingPlayer
+    /// Replayed-walk time, as `simulate` runs: sleeps do not wait, and each fix moves it to the fix's time.
     let clock: SimulatedClock
+    let pipelineClock: PipelineClock
     static let start = Date(timeIntervalSince1970: 1_780_300_800)
 
     init(map: SpatialDataView?, language: String = "en", units: UnitSystem = .metric, holding: Bool = false,
          beacon: (any BeaconStateReader)? = nil, markers: (any MarkerReader)? = nil) {
         player = RecordingPlayer(holding: holding)
-        clock = SimulatedClock(start: Self.start)
+        clock = SimulatedClock()
+        pipelineClock = PipelineClock(clock, start: Self.start)
         processor = EventProcessor(map: map, phrasing: Phrasing(table: try! StringTable(language: language), units: units),
-                                   player: player, clock: clock, beacon: beacon, markers: markers)
+                                   player: player, clock: pipelineClock, beacon: beacon, markers: markers)
         processor.start()
     }
 
@@ -38,7 +41,7 @@ struct Pipeline {
 
     /// Moves the clock to the fix, posts it and waits until everything it caused has played.
     func move(to fix: LocationFix, motion: MotionState? = nil) async {
-        clock.advance(to: fix.timestamp)
+        clock.advance(by: .seconds(fix.timestamp.timeIntervalSince(pipelineClock.now)))
         processor.post(LocationUpdatedEvent(fix: fix, motion: motion))
         await processor.settle()
     }

@@ -77,7 +77,7 @@ struct GuidanceBehaviorTests {
     @Test("route behavior: start, pause within 40 m, arrival, next beacon, progress, completion")
     func routeWalk() async throws {
         let player = TextPlayer()
-        let clock = SimulatedClock()
+        let clock = PipelineClock(SimulatedClock(), start: Date(timeIntervalSince1970: 1_780_300_800))
         let processor = EventProcessor(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), player: player, clock: clock)
         processor.start()
         var time = clock.now
@@ -146,7 +146,7 @@ struct GuidanceBehaviorTests {
         }
         let player = TextPlayer()
         let processor = EventProcessor(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), player: player,
-                                       clock: SimulatedClock())
+                                       clock: PipelineClock(SimulatedClock(), start: Date(timeIntervalSince1970: 1_780_300_800)))
         processor.start()
         processor.post(Self.fix(Self.origin, at: Date(timeIntervalSince1970: 1_780_300_800)))
         let current = Current(try GuidanceLanguage("en"))
@@ -171,7 +171,7 @@ struct GuidanceBehaviorTests {
     func routeCommands() async throws {
         let player = TextPlayer()
         let processor = EventProcessor(map: nil, phrasing: Phrasing(table: try StringTable(language: "en")), player: player,
-                                       clock: SimulatedClock())
+                                       clock: PipelineClock(SimulatedClock(), start: Date(timeIntervalSince1970: 1_780_300_800)))
         processor.start()
         processor.post(Self.fix(Self.origin, at: Date(timeIntervalSince1970: 1_780_300_800)))
         let delegate = RecordingRouteDelegate()

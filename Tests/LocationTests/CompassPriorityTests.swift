@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import Geo
 import Location
@@ -8,14 +9,14 @@ import Testing
 /// course for callouts while walking but not for the beacon, yields to the head for the beacon and the listener,
 /// and to a heading the user said or gave on the command line.
 @Suite struct CompassPriorityTests {
-    let clock = ManualClock()
+    let clock = TestClock()
     let place = Coordinate(latitude: 60.171, longitude: 24.942)
 
-    func manager() -> GeolocationManager<ManualClock> {
+    func manager() -> GeolocationManager<TestClock<Duration>> {
         GeolocationManager(locationProviders: [ScriptedProvider()], clock: clock)
     }
 
-    func walking(_ m: GeolocationManager<ManualClock>, course: Double, at s: Double) async {
+    func walking(_ m: GeolocationManager<TestClock<Duration>>, course: Double, at s: Double) async {
         let fix = LocationFix(coordinate: place.destination(bearing: course, distance: 1.4 * s),
                               timestamp: Date(timeIntervalSince1970: 1_800_000_000 + s), horizontalAccuracy: 4, speed: 1.4, course: course)
         await m.handle(.fix(fix))
@@ -36,7 +37,7 @@ import Testing
     @Test func walkingTheCourseLeadsCalloutsButTheBeaconKeepsTheCompass() async {
         let m = manager()
         await m.handle(HeadingReading(kind: .compass, degrees: 90))
-        for s in 0..<4 { await walking(m, course: 180, at: Double(s)); clock.advance(by: .seconds(1)) }
+        for s in 0..<4 { await walking(m, course: 180, at: Double(s)); await clock.advance(by: .seconds(1)) }
         await m.handle(HeadingReading(kind: .compass, degrees: 95))
         #expect(await m.heading(for: .collection)?.source == .course)
         #expect(await m.heading(for: .presentation)?.source == .course)
@@ -51,7 +52,7 @@ import Testing
         await m.handle(HeadingReading(kind: .headTracker, degrees: 30))
         #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 120, source: .headTracker))
         #expect(await m.heading(for: .presentation)?.degrees == 120)
-        clock.advance(by: .seconds(3))                                    // the tracker is gone; the compass refreshes
+        await clock.advance(by: .seconds(3))                                    // the tracker is gone; the compass refreshes
         await m.handle(HeadingReading(kind: .compass, degrees: 90))
         await m.setManualHeading(270)                                     // "I am facing west"
         #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 270, source: .manual))
@@ -64,10 +65,10 @@ import Testing
     @Test func aCompassThatFallsSilentIsForgottenAfterTwoSeconds() async {
         let m = manager()
         await m.handle(HeadingReading(kind: .compass, degrees: 90))
-        clock.advance(by: .milliseconds(1900))
+        await clock.advance(by: .milliseconds(1900))
         await m.tick()
         #expect(await m.heading(for: .beacon)?.source == .compass)
-        clock.advance(by: .milliseconds(200))
+        await clock.advance(by: .milliseconds(200))
         await m.tick()
         #expect(await m.heading(for: .beacon) == nil)
         #expect(await m.currentHeadings.beacon?.degrees == nil)

@@ -1,7 +1,10 @@
+import Clocks
+import ClockTestSupport
 import Foundation
 import Geo
 import Location
 import ServiceLifecycle
+import Synchronization
 import Testing
 
 /// A provider whose events the test pushes by hand.
@@ -17,7 +20,7 @@ final class ScriptedProvider: LocationProvider {
 }
 
 @Suite struct GeolocationManagerTests {
-    let clock = ManualClock()
+    let clock = TestClock()
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
     let start = Coordinate(latitude: 60.171, longitude: 24.942)
 
@@ -26,7 +29,7 @@ final class ScriptedProvider: LocationProvider {
                     horizontalAccuracy: accuracy, speed: speed, course: course)
     }
 
-    func manager(providers: Int = 1) -> GeolocationManager<ManualClock> {
+    func manager(providers: Int = 1) -> GeolocationManager<TestClock<Duration>> {
         GeolocationManager(locationProviders: (0..<providers).map { ScriptedProvider("p\($0)") }, clock: clock)
     }
 
@@ -91,7 +94,7 @@ final class ScriptedProvider: LocationProvider {
         await m.handle(.fix(fix(0)), from: 0)
         await m.handle(.fix(fix(1, metres: 1)), from: 1)          // overridden: provider 0 is fresh
         await m.handle(.signalLost(reason: "gpsd died"), from: 0)
-        clock.advance(by: .seconds(6))
+        await clock.advance(by: .seconds(6))
         await m.handle(.fix(fix(7, metres: 9)), from: 1)          // provider 0 silent for 6 s: fail over
         let got = await collect(fixes, 3, within: 0.5)
         #expect(got.map(\.timestamp) == [t0, t0.addingTimeInterval(7)])
@@ -106,7 +109,7 @@ final class ScriptedProvider: LocationProvider {
         let headings = await m.headings()
         for s in 0..<3 {
             await m.handle(.fix(fix(Double(s), metres: 1.4 * Double(s))))
-            if s < 2 { clock.advance(by: .seconds(1)) }
+            if s < 2 { await clock.advance(by: .seconds(1)) }
         }
         #expect(await m.motion == .walking)
         let course = ResolvedHeading(degrees: 90, source: .course)
@@ -121,10 +124,10 @@ final class ScriptedProvider: LocationProvider {
         #expect(await m.currentHeadings.presentation?.degrees == 90)
 
         // No more fixes: after 3 s the course expires; the tick publishes it.
-        clock.advance(by: .milliseconds(2900))
+        await clock.advance(by: .milliseconds(2900))
         await m.tick()
         #expect(await m.currentHeadings.presentation?.degrees == 90)
-        clock.advance(by: .milliseconds(200))
+        await clock.advance(by: .milliseconds(200))
         await m.tick()
         #expect(await m.currentHeadings.presentation?.degrees == 80)           // presentation falls back to device: manual
         #expect(await m.heading(for: .intersection) == nil)
@@ -134,7 +137,7 @@ final class ScriptedProvider: LocationProvider {
         #expect(published.last == HeadingUpdate(collection: .init(degrees: 80, source: .manual), presentation: .init(degrees: 80, source: .manual),
                                       beacon: .init(degrees: 80, source: .manual), intersection: nil))
         // And the manual heading after its five minutes.
-        clock.advance(by: .seconds(300))
+        await clock.advance(by: .seconds(300))
         await m.tick()
         #expect(await m.currentHeadings.presentation?.degrees == nil)
         #expect(await m.currentHeadings.beacon?.degrees == nil)
@@ -145,7 +148,7 @@ final class ScriptedProvider: LocationProvider {
         await m.handle(.receiverHeading(81, at: t0))
         #expect(await m.heading(for: .beacon) == ResolvedHeading(degrees: 81, source: .receiver))
         #expect(await m.heading(for: .intersection) == nil)
-        clock.advance(by: .seconds(3))
+        await clock.advance(by: .seconds(3))
         #expect(await m.heading(for: .beacon) == nil)
     }
 
@@ -167,14 +170,22 @@ final class ScriptedProvider: LocationProvider {
         #expect(got.dropFirst().allSatisfy { $0.course != nil && $0.speed != nil })
     }
 
-    @Test func aFixedPlaceRunsUntilCancelled() async throws {
-        let m = GeolocationManager(locationProviders: [FixedLocationProvider(coordinate: start)])
+    @Test(.timeLimit(.minutes(1)))
+    func aFixedPlaceRunsUntilCancelled() async throws {
+        let clock = TestClock()
+        let m = GeolocationManager(locationProviders: [FixedLocationProvider(coordinate: start)], clock: clock)
         var fixes = await m.fixes().makeAsyncIterator()
-        let run = Task { try await m.run() }
+        let ended = Mutex(false)
+        let run = Task { try await m.run(); ended.withLock { $0 = true } }
         let watchdog = Task { try await Task.sleep(for: .seconds(10)); run.cancel() }   // never hang
         defer { watchdog.cancel() }
         #expect(await fixes.next()?.coordinate == start)
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<5 {                                   // a second of the manager's 0.2 s ticks
+            await clock.waitUntilSomethingSleeps()
+            await clock.advance(by: .milliseconds(200))
+        }
+        await clock.waitUntilSomethingSleeps()             // ticking on: the manager still runs
+        #expect(!ended.withLock { $0 })
         run.cancel()
         try await run.value
         #expect(await fixes.next() == nil)

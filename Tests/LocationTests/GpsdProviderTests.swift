@@ -1,3 +1,5 @@
+import Clocks
+import ClockTestSupport
 import Foundation
 import Geo
 import Location
@@ -162,18 +164,30 @@ final class FakeGpsdServer: @unchecked Sendable {
         #expect(provider.counters.connections == 2)
     }
 
-    @Test func noDaemonIsOneLossAndCancellationEndsTheStream() async throws {
-        // Port 1 on loopback: nothing listens there.
-        let provider = GpsdLocationProvider(endpoint: GpsdEndpoint(host: "127.0.0.1", port: 1))
+    @Test(.timeLimit(.minutes(1)))
+    func noDaemonIsOneLossAndTheRetriesBackOffOnTheInjectedClock() async throws {
+        // Port 1 on loopback: nothing listens there. The waits between attempts are on a test clock.
+        let clock = TestClock()
+        let provider = GpsdLocationProvider(endpoint: GpsdEndpoint(host: "127.0.0.1", port: 1), clock: clock)
         let task = Task { try await provider.run() }
-        let watchdog = Task { try await Task.sleep(for: .seconds(20)); task.cancel() }
-        defer { watchdog.cancel() }
+        defer { task.cancel() }
         var events = provider.events.makeAsyncIterator()
         guard case .signalLost(let reason) = await events.next() else { Issue.record("expected a loss"); return }
         #expect(reason.contains("127.0.0.1:1"))
-        try await Task.sleep(for: .seconds(1.5))   // several retries, no second report
+        // Each failed attempt waits twice as long as the one before, up to 1 s: a moment short of the wait, no
+        // new attempt; at it, one more (refused at once), and the provider waits again.
+        for (done, wait) in [100, 200, 400, 800, 1000, 1000].enumerated() {
+            await clock.waitUntilSomethingSleeps()
+            #expect(provider.counters.attempts == done + 1)
+            await clock.advance(by: .milliseconds(wait - 1))
+            #expect(provider.counters.attempts == done + 1, "tried again before \(wait) ms")
+            await clock.advance(by: .milliseconds(1))
+        }
+        await clock.waitUntilSomethingSleeps()
+        #expect(provider.counters.attempts == 7)
+        #expect(provider.counters.connections == 0)
         task.cancel()
-        #expect(await events.next() == nil)
+        #expect(await events.next() == nil, "a loss is reported once, however many attempts fail")
     }
 }
 

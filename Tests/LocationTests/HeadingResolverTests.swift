@@ -1,11 +1,12 @@
+import Clocks
 import Foundation
 import Geo
 import Location
 import Testing
 
 @Suite struct HeadingResolverTests {
-    typealias Resolver = HeadingResolver<ManualClock.Instant>
-    let clock = ManualClock()
+    typealias Resolver = HeadingResolver<TestClock<Duration>.Instant>
+    let clock = Timeline()
 
     /// A resolver with every kind of source present and distinct: course 10, head tracker 20, manual 30,
     /// receiver 40, compass 50.

@@ -1,11 +1,12 @@
+import Clocks
 import Foundation
 import Location
 import Testing
 
 @Suite struct MotionClassifierTests {
-    let clock = ManualClock()
+    let clock = Timeline()
 
-    func feed(_ classifier: inout MotionClassifier<ManualClock.Instant>, _ speeds: [Double]) -> [MotionState] {
+    func feed(_ classifier: inout MotionClassifier<TestClock<Duration>.Instant>, _ speeds: [Double]) -> [MotionState] {
         speeds.map { speed in
             clock.advance(by: .seconds(1))
             return classifier.update(speed: speed, at: clock.now)
@@ -13,7 +14,7 @@ import Testing
     }
 
     @Test func walkingAndStandingWithHysteresis() {
-        var c = MotionClassifier<ManualClock.Instant>()
+        var c = MotionClassifier<TestClock<Duration>.Instant>()
         #expect(c.state == .unknown)
         #expect(feed(&c, [0.1]) == [.stationary])
         // One noisy 0.5 m/s sample does not start a walk; two seconds of it do (≥ 1 s sustained).
@@ -26,7 +27,7 @@ import Testing
     }
 
     @Test func aVehicleNeedsFiveSecondsAboveFiveMetresPerSecondAndSurvivesStops() {
-        var c = MotionClassifier<ManualClock.Instant>()
+        var c = MotionClassifier<TestClock<Duration>.Instant>()
         _ = feed(&c, [1.3, 1.3])
         #expect(c.state == .walking)
         // A short sprint is not a vehicle.
@@ -45,7 +46,7 @@ import Testing
     }
 
     @Test func invalidSpeedsAreIgnored() {
-        var c = MotionClassifier<ManualClock.Instant>()
+        var c = MotionClassifier<TestClock<Duration>.Instant>()
         #expect(feed(&c, [.nan, -1, .infinity]) == [.unknown, .unknown, .unknown])
     }
 
@@ -53,7 +54,7 @@ import Testing
         // MC_polar: a 83-minute walk in the Bois de Vincennes (tracklib). Speeds derived from the positions.
         let fixes = try GPSData.fixes("tracklib/sep/raw/MC_polar.gpx")
         var estimator = CourseEstimator()
-        var c = MotionClassifier<ManualClock.Instant>()
+        var c = MotionClassifier<TestClock<Duration>.Instant>()
         var counts: [MotionState: Int] = [:]
         var previous: Date?
         for fix in fixes {

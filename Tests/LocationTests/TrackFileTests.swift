@@ -1,3 +1,5 @@
+import Clocks
+import ClockTestSupport
 import Foundation
 import Geo
 import Location
@@ -76,5 +78,25 @@ import Testing
         #expect(abs(plan[1].fix.speed! - 1.25) < 0.01)
         #expect(abs(plan[1].fix.course! - 45) < 0.1)
         #expect(plan[1].fix.timestamp == t0.addingTimeInterval(8))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func replayedFixesComeDueOnTheInjectedClockAtTheReplaySpeed() async throws {
+        let a = Coordinate(latitude: 60.17, longitude: 24.94)
+        let t0 = Date(timeIntervalSince1970: 0)
+        let points = [0.0, 8, 12].map { TrackPoint(coordinate: a.destination(bearing: 0, distance: $0), time: t0.addingTimeInterval($0)) }
+        let clock = TestClock()
+        var fixes = TrackReplay(points: points, speed: 4, clock: clock).fixes().makeAsyncIterator()
+        let first = try #require(await fixes.next())      // the first point at once
+        await clock.waitUntilSomethingSleeps()
+        await clock.advance(by: .milliseconds(1999))
+        #expect(await clock.hasSleepers)                   // 8 s of the walk at 4× is 2 s of the clock: still waiting
+        await clock.advance(by: .milliseconds(1))
+        let second = try #require(await fixes.next())
+        await clock.waitUntilSomethingSleeps()
+        await clock.advance(by: .seconds(1))               // 4 s more of the walk
+        let third = try #require(await fixes.next())
+        #expect(await fixes.next() == nil)
+        #expect([first, second, third].map { $0.timestamp.timeIntervalSince(first.timestamp) } == [0, 8, 12])
     }
 }

@@ -9,7 +9,7 @@ import Testing
     @Test func aHundredThousandCalloutsBehindAStuckPlayerKeepTheQueueBounded() async throws {
         let player = RecordingPlayer(holding: true)
         let coordinator = CalloutCoordinator(player: player, phrasing: Phrasing(table: try StringTable(language: "en")),
-                                             clock: SimulatedClock(start: Date(timeIntervalSince1970: 1_780_300_800)))
+                                             clock: PipelineClock(SimulatedClock(), start: Date(timeIntervalSince1970: 1_780_300_800)))
         let skipped = Counter()
         var longest = 0
         for i in 0..<100_000 {

@@ -31,8 +31,12 @@ public final class Assistant: Sendable {
     let undoHistory = Locked(UndoHistory(limit: 10))
     /// Set when time follows the fixes (replayed walks): each fix moves it to its timestamp.
     private let fixClock: SimulatedClock?
+    /// The pipeline's time (the fixes' time on replayed walks).
+    private let pipelineClock: PipelineClock
+    /// What a command waits on for the first fix (``locatedUser()``): the wall clock, or a test's clock.
+    private let waitClock: any Clock<Duration>
     /// The pipeline's time now (the fixes' time on replayed walks).
-    var pipelineNow: Date { fixClock?.now ?? Date() }
+    var pipelineNow: Date { pipelineClock.now }
     /// Beacon, markers and routes; nil: their commands are not available.
     public let guidance: GuidanceSetup?
     /// Headings from the location stage's heading sources (`run`); until one reports, the fixes' course is used.
@@ -44,14 +48,16 @@ public final class Assistant: Sendable {
     ///   - format: how callouts are printed as they are heard.
     ///   - settings: the settings to change by voice; nil: changes hold for this session only.
     ///   - headingControl: the heading sources ("I am facing north"); nil: not available.
+    ///   - waitClock: the clock a command waits on for the first fix.
     private let intents: IntentParser?
 
     public init(map: SpatialDataView?, phrasing: Phrasing, output: any ReplyOutput, followFixTimes: Bool,
                 format: CalloutOutputPlayer.Format = .text, startTime: Date = Date(),
                 beacon: (any BeaconStateReader)? = nil, markers: (any MarkerReader)? = nil, guidance: GuidanceSetup? = nil,
                 intents: IntentParser? = nil, settings: (any SettingsControl)? = nil,
-                headingControl: (any HeadingControl)? = nil) {
+                headingControl: (any HeadingControl)? = nil, waitClock: any Clock<Duration> = ContinuousClock()) {
         self.intents = intents
+        self.waitClock = waitClock
         self.headingControl = headingControl
         self.map = map
         var sessionSettings = Settings()
@@ -59,15 +65,16 @@ public final class Assistant: Sendable {
         sessionSettings.language = phrasing.table.language
         let settings = settings ?? LiveSettings(store: nil, settings: sessionSettings, audio: nil)
         self.settings = settings
-        let clock: any PipelineClock
+        let clock: PipelineClock
         if followFixTimes {
-            let simulated = SimulatedClock(start: startTime)
+            let simulated = SimulatedClock()
             fixClock = simulated
-            clock = simulated
+            clock = PipelineClock(simulated, start: startTime)
         } else {
             fixClock = nil
-            clock = SystemPipelineClock()
+            clock = .system()
         }
+        pipelineClock = clock
         self.output = output
         self.phrasing = Locked(phrasing)
         self.guidance = guidance
@@ -113,7 +120,7 @@ public final class Assistant: Sendable {
         switch event {
         case .update(let update):
             let fix = update.fix
-            fixClock?.advance(to: fix.timestamp)
+            fixClock?.advance(by: .seconds(fix.timestamp.timeIntervalSince(pipelineClock.now)))
             // Street Preview: the walker stays where it is; the real position is kept for the return.
             if keepDuringPreview(fix) { break }
             headings.location = fix.coordinate
@@ -229,7 +236,7 @@ public final class Assistant: Sendable {
         await processor.flush()
         var user = await processor.currentUser
         for _ in 0..<20 where user.location == nil {
-            try? await Task.sleep(for: .milliseconds(100))
+            try? await waitClock.sleep(for: .milliseconds(100))
             await processor.flush()
             user = await processor.currentUser
         }

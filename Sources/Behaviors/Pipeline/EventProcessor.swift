@@ -15,7 +15,7 @@ import MapData
 /// * Time comes from the injected ``PipelineClock``; the pipeline never reads the system clock.
 public actor EventProcessor {
     public nonisolated let coordinator: CalloutCoordinator
-    private let clock: any PipelineClock
+    private let clock: PipelineClock
     private let map: SpatialDataView?
     private let beaconReader: (any BeaconStateReader)?
     private let markerReader: (any MarkerReader)?
@@ -45,7 +45,7 @@ public actor EventProcessor {
     ///   - player: where callouts are heard.
     ///   - clock: the pipeline's time.
     ///   - beacon, markers: readers of the Guidance stage's state.
-    public init(map: SpatialDataView?, phrasing: Phrasing, player: any CalloutPlayer, clock: any PipelineClock,
+    public init(map: SpatialDataView?, phrasing: Phrasing, player: any CalloutPlayer, clock: PipelineClock,
                 beacon: (any BeaconStateReader)? = nil, markers: (any MarkerReader)? = nil) {
         self.map = map
         self.phrasing = phrasing

@@ -32,7 +32,7 @@ public struct ListenerState: Sendable, Equatable {
 /// * Optional mode sounds frame a group; `calloutDelay` seconds of the injected clock follow each callout.
 public actor CalloutCoordinator {
     private let player: any CalloutPlayer
-    private let clock: any PipelineClock
+    private let clock: PipelineClock
     public private(set) var phrasing: Phrasing
     public private(set) var listener = ListenerState()
     public private(set) var history: CalloutHistory
@@ -43,7 +43,7 @@ public actor CalloutCoordinator {
     private var worker: Task<Void, Never>?
     private var idleWaiters: [CheckedContinuation<Void, Never>] = []
 
-    public init(player: any CalloutPlayer, phrasing: Phrasing, clock: any PipelineClock, historyCapacity: Int = 10) {
+    public init(player: any CalloutPlayer, phrasing: Phrasing, clock: PipelineClock, historyCapacity: Int = 10) {
         self.player = player
         self.phrasing = phrasing
         self.clock = clock
@@ -188,7 +188,7 @@ public actor CalloutCoordinator {
                 break
             }
             if group.calloutDelay > 0 {
-                await clock.sleep(seconds: group.calloutDelay)
+                await clock.sleep(for: .seconds(group.calloutDelay))
                 if !live { completed = false }
             }
         }

@@ -25,6 +25,7 @@ public final class GpsdCounters: Sendable {
     private let received = Atomic<Int>(0)
     private let connected = Atomic<Int>(0)
     private let duplicates = Atomic<Int>(0)
+    private let tries = Atomic<Int>(0)
     public init() {}
     /// Lines that were not gpsd JSON (garbage) and were skipped.
     public var skippedLines: Int { skipped.load(ordering: .relaxed) }
@@ -34,10 +35,13 @@ public final class GpsdCounters: Sendable {
     public var connections: Int { connected.load(ordering: .acquiring) }
     /// Fixes dropped because their time was not later than the last fix delivered (repeats after a reconnection).
     public var droppedRepeats: Int { duplicates.load(ordering: .relaxed) }
+    /// Connections tried so far, refused or not (the provider's retries show here).
+    public var attempts: Int { tries.load(ordering: .acquiring) }
     func countSkipped() { skipped.add(1, ordering: .relaxed) }
     func countReport() { received.add(1, ordering: .relaxed) }
     func countConnection() { connected.add(1, ordering: .releasing) }
     func countRepeat() { duplicates.add(1, ordering: .relaxed) }
+    func countAttempt() { tries.add(1, ordering: .releasing) }
 }
 
 /// One TCP connection to gpsd speaking its JSON protocol (`?WATCH={"enable":true,"json":true}`).

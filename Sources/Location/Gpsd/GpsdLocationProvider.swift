@@ -88,14 +88,18 @@ public final class GpsdLocationProvider: LocationProvider {
     private let initialBackoff: Duration
     private let maximumBackoff: Duration
     private let connectTimeout: Double
+    private let clock: any Clock<Duration>
     private let logger: Logger
 
     /// - Parameters:
     ///   - initialBackoff: wait after the first failure; doubled after each further failure…
     ///   - maximumBackoff: …up to this, which bounds how long after gpsd comes back we reconnect (plus `connectTimeout`).
+    ///   - clock: the clock the waits between attempts are made on.
     public init(endpoint: GpsdEndpoint = .default, initialBackoff: Duration = .milliseconds(100),
                 maximumBackoff: Duration = .seconds(1), connectTimeout: Double = 0.8,
+                clock: any Clock<Duration> = ContinuousClock(),
                 logger: Logger = Logger(label: "soundscape.location.gpsd")) {
+        self.clock = clock
         self.endpoint = endpoint
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
@@ -114,6 +118,7 @@ public final class GpsdLocationProvider: LocationProvider {
         var backoff = initialBackoff
         while !Task.isCancelled {
             let connectionsBefore = counters.connections
+            counters.countAttempt()
             do {
                 for try await report in GpsdConnection.reports(from: endpoint, connectTimeout: connectTimeout, counters: counters) {
                     backoff = initialBackoff
@@ -131,7 +136,7 @@ public final class GpsdLocationProvider: LocationProvider {
                 else { logger.debug("gpsd not reachable", metadata: ["error": "\(error)", "retry_in": "\(backoff)"]) }
                 for event in tracker.connectionFailed("\(error)") { continuation.yield(event) }
             }
-            do { try await Task.sleep(for: backoff) } catch { return }
+            do { try await clock.sleep(for: backoff) } catch { return }
             backoff = min(backoff * 2, maximumBackoff)
         }
     }

@@ -1,50 +1,8 @@
+import Clocks
 import Foundation
 import Geo
 import Location
 import Synchronization
-
-/// A clock that moves only when a test says so. `sleep` suspends until `advance` passes the deadline.
-final class ManualClock: Clock, @unchecked Sendable {
-    struct Instant: InstantProtocol {
-        var offset: Duration
-        func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Duration { other.offset - offset }
-        static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
-    }
-
-    private struct State {
-        var now = Instant(offset: .zero)
-        var sleepers: [(deadline: Instant, continuation: CheckedContinuation<Void, any Error>)] = []
-    }
-    private let state = Mutex(State())
-
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Duration { .nanoseconds(1) }
-
-    func sleep(until deadline: Instant, tolerance: Duration?) async throws {
-        try Task.checkCancellation()
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-            let ready = state.withLock { s -> Bool in
-                if s.now >= deadline { return true }
-                s.sleepers.append((deadline, c))
-                return false
-            }
-            if ready { c.resume() }
-        }
-    }
-
-    /// Moves time forward and wakes the sleepers whose deadline has passed.
-    func advance(by duration: Duration) {
-        let due = state.withLock { s -> [CheckedContinuation<Void, any Error>] in
-            s.now = s.now.advanced(by: duration)
-            let now = s.now
-            let due = s.sleepers.filter { $0.deadline <= now }.map(\.continuation)
-            s.sleepers.removeAll { $0.deadline <= now }
-            return due
-        }
-        for c in due { c.resume() }
-    }
-}
 
 /// Third-party data fetched by scripts/setup (tracklib and gpxpy GPX files).
 enum GPSData {
@@ -88,4 +46,11 @@ enum GPSData {
                         horizontalAccuracy: p.horizontalAccuracy, speed: p.speed, course: p.course)
         }
     }
+}
+
+/// A test clock's instants, moved by hand: the motion classifier and the heading resolver are given times, not a
+/// clock, so their tests need no sleeping and stay synchronous.
+final class Timeline: @unchecked Sendable {
+    private(set) var now = TestClock<Duration>.Instant()
+    func advance(by duration: Duration) { now = now.advanced(by: duration) }
 }
