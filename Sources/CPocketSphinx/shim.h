@@ -5,3 +5,5 @@
 #include <sphinxbase/logmath.h>
 #include <sphinxbase/feat.h>
 #include <sphinxbase/cmn.h>
+// malloc_trim: the recognizer gives the heap pages its replaced grammar searches freed back to the system.
+#include <malloc.h>

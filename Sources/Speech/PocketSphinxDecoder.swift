@@ -61,15 +61,18 @@ public final class PocketSphinxDecoder {
         return names.flatMap { [$0, values[$0]!] } + (i < options.count ? [options[i]] : [])
     }
 
-    /// - Parameter options: extra PocketSphinx options, e.g. `["-beam", "1e-60"]`; an option given twice takes
-    ///   its last value (PocketSphinx itself refuses duplicates).
-    public init(model: AcousticModel = .debianEnglish, options: [String] = []) throws {
+    /// - Parameters:
+    ///   - options: extra PocketSphinx options, e.g. `["-beam", "1e-60"]`; an option given twice takes
+    ///     its last value (PocketSphinx itself refuses duplicates).
+    ///   - loadsDictionary: load the model's whole dictionary (22 MB of memory for the en-us one); without it the
+    ///     decoder knows only the fillers until words are added (``learn(_:from:)``, ``addWord(_:phones:update:)``).
+    public init(model: AcousticModel = .debianEnglish, options: [String] = [], loadsDictionary: Bool = true) throws {
         let missing = model.missingFiles
         guard missing.isEmpty else {
             throw RecognitionError(message: "the speech model is incomplete; missing \(missing.joined(separator: ", ")) (install pocketsphinx-en-us)")
         }
         SphinxLog.shared.install()
-        let args = Self.mergedOptions(["-hmm", model.modelDirectory, "-dict", model.dictionary] + options)
+        let args = Self.mergedOptions(["-hmm", model.modelDirectory] + (loadsDictionary ? ["-dict", model.dictionary] : []) + options)
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) }
         defer { argv.forEach { free($0) } }
         guard let cfg = cmd_ln_parse_r(nil, ps_args(), Int32(argv.count), &argv, 1) else {
@@ -95,6 +98,17 @@ public final class PocketSphinxDecoder {
         if ps_add_word(decoder, word, phones, update ? 1 : 0) < 0 {
             throw RecognitionError(message: "cannot add \"\(word)\" with phones \"\(phones)\": \(lastLogErrors())")
         }
+    }
+
+    /// Gives the decoder every pronunciation `lexicon` has for `word` (the file's, then the added ones) unless it
+    /// knows the word already. Returns whether it knows the word now.
+    @discardableResult
+    public func learn(_ word: String, from lexicon: PronunciationLexicon) throws -> Bool {
+        if knows(word) { return true }
+        let entries = lexicon.entries(for: word)
+        guard !entries.isEmpty else { return false }
+        for e in entries where !knows(e.name) { try addWord(e.name, phones: e.phones, update: false) }
+        return knows(word)
     }
 
     /// The live cepstral mean the front end subtracts (one value per cepstral coefficient, 13 for the en-us

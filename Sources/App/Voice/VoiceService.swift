@@ -112,8 +112,8 @@ public final class VoiceService: Service, @unchecked Sendable {
         }
         // The source the microphone records from (the default one, by name): what was kept for it, if anything.
         let microphoneName = microphone.sourceName ?? "default"
-        let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
-        let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, extraWords: extra) }
+        // The recognizer's dictionary (the extra words in it), shared rather than read a second time.
+        let wake = try options.wakeWord.map { try WakeWordSpotter(phrase: $0, lexicon: recognizer.recognizer.lexicon) }
         wakePhrase = wake?.phrase
         do {
             if let mean = try keeper.switchedTo(microphoneName) {

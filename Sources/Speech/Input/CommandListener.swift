@@ -313,13 +313,17 @@ public final class WakeWordSpotter {
     ///     7 times an hour; at 1e-30, 180 and 8.8; at 1e-20, 179 and 3.5, but a voice change (the test) was
     ///     missed; at 1e-15, 173 and 1.8. (The false wakes are 1–4 in the bench's 34 minutes: a later run of
     ///     1e-25 on audio that differed only in the resampler's history gave 179 and 1.8.)
+    ///   - lexicon: the model's dictionary already read (the recognizer's ``VoiceRecognizer/lexicon``); nil reads it.
     public init(phrase: String = "hey soundscape", model: AcousticModel = .debianEnglish,
                 extraWords: [(word: String, phones: String)] = [], pronouncer: (any Pronouncer)? = EspeakPronouncer(),
-                threshold: Double = 1e-25, phoneLoopProbability: Double = 1e-7) throws {
+                threshold: Double = 1e-25, phoneLoopProbability: Double = 1e-7, lexicon: PronunciationLexicon? = nil) throws {
         self.phrase = phrase.lowercased()
-        decoder = try PocketSphinxDecoder(model: model, options: ["-kws_threshold", "\(threshold)", "-kws_plp", "\(phoneLoopProbability)"])
-        for e in extraWords { try decoder.addWord(e.word, phones: e.phones, update: false) }
-        let missing = self.phrase.split(separator: " ").map(String.init).filter { !decoder.knows($0) }
+        // Only the phrase's words, from the dictionary shared with the recognizer (or read here), not all of it.
+        decoder = try PocketSphinxDecoder(model: model, options: ["-kws_threshold", "\(threshold)", "-kws_plp", "\(phoneLoopProbability)"],
+                                          loadsDictionary: false)
+        let dictionary = try lexicon?.adding(extraWords) ?? PronunciationLexicon(contentsOf: model.dictionary, extra: extraWords)
+        let words = self.phrase.split(separator: " ").map(String.init)
+        let missing = try words.filter { try !decoder.learn($0, from: dictionary) }
         if !missing.isEmpty, let pronouncer {
             for (w, prons) in pronouncer.pronunciations(for: missing) { if let p = prons.first { try decoder.addWord(w, phones: p, update: false) } }
         }

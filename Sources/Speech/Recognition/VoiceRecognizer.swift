@@ -1,3 +1,4 @@
+import CPocketSphinx
 import Foundation
 
 /// What the recognizer made of one utterance.
@@ -64,6 +65,9 @@ public final class VoiceRecognizer {
     public private(set) var grammar: CommandGrammar
     public let decoder: PocketSphinxDecoder
     let phoneLoop: PocketSphinxDecoder?
+    /// The pronunciations words are taken from (the model's dictionary, then the extra words): the decoder is given
+    /// only the words its grammars use, as they are loaded, instead of the whole dictionary.
+    public let lexicon: PronunciationLexicon
     let pronouncer: (any Pronouncer)?
     let suppressor: NoiseSuppressor?
     /// RNNoise before the spectral suppressor; nil when not configured or not loaded (``neuralDenoiserProblem``).
@@ -93,9 +97,12 @@ public final class VoiceRecognizer {
 
     public var parser: IntentParser { IntentParser(grammar: grammar) }
 
-    /// - Parameter extraWords: pronunciations to add first (Models/extra.dict).
+    /// - Parameters:
+    ///   - extraWords: pronunciations after the dictionary's (Models/extra.dict).
+    ///   - lexicon: the model's dictionary already read (to share it with a wake-word spotter); nil reads it.
     public init(grammar: CommandGrammar, extraWords: [(word: String, phones: String)] = [],
-                pronouncer: (any Pronouncer)? = EspeakPronouncer(), configuration: Configuration = Configuration()) throws {
+                pronouncer: (any Pronouncer)? = EspeakPronouncer(), configuration: Configuration = Configuration(),
+                lexicon: PronunciationLexicon? = nil) throws {
         self.configuration = configuration
         coldAudio = configuration.redecodesColdStart ? [] : nil
         self.grammar = grammar
@@ -114,10 +121,17 @@ public final class VoiceRecognizer {
             neuralDenoiserProblem = nil
         }
         decoder = try PocketSphinxDecoder(model: configuration.model,
-                                          options: ["-beam", "1e-60", "-wbeam", "1e-40", "-pbeam", "1e-60"] + configuration.decoderOptions)
-        for e in extraWords { try decoder.addWord(e.word, phones: e.phones, update: false) }
+                                          options: ["-beam", "1e-60", "-wbeam", "1e-40", "-pbeam", "1e-60"] + configuration.decoderOptions,
+                                          loadsDictionary: false)
+        let words = try lexicon?.adding(extraWords)
+            ?? PronunciationLexicon(contentsOf: configuration.model.dictionary, extra: extraWords)
+        self.lexicon = words
+        // The extra words at once, so that a broken line shows at start-up.
+        for e in extraWords { try decoder.learn(PronunciationLexicon.baseWord(e.word), from: words) }
         if let lm = configuration.phoneLoopModel, FileManager.default.fileExists(atPath: lm) {
-            let loop = try PocketSphinxDecoder(model: configuration.model, options: ["-allphone_ci", "yes"] + configuration.phoneLoopOptions)
+            // The phone loop hears phones, not words: no dictionary.
+            let loop = try PocketSphinxDecoder(model: configuration.model, options: ["-allphone_ci", "yes"] + configuration.phoneLoopOptions,
+                                               loadsDictionary: false)
             try loop.usePhoneLoop(languageModel: lm)
             phoneLoop = loop
         } else {
@@ -137,7 +151,7 @@ public final class VoiceRecognizer {
     /// the search. Phrases with words nobody can pronounce are left out.
     public func setPhrases(_ phrases: [SlotPhrase], for source: String) throws {
         var g = grammar
-        let unknown = Set(phrases.flatMap(\.words)).filter { !decoder.knows($0) && generatedPronunciations[$0] == nil }
+        let unknown = Set(phrases.flatMap(\.words)).filter { !learn($0) && generatedPronunciations[$0] == nil }
         // Names keep their own spelling too ("Pääposti" is read differently from "paaposti").
         var spellings: [String: Set<String>] = [:]
         for p in phrases {
@@ -152,7 +166,7 @@ public final class VoiceRecognizer {
     }
 
     private func load(_ g: CommandGrammar) throws {
-        let missing = g.allWords.filter { !decoder.knows($0) }
+        let missing = g.allWords.filter { !learn($0) }
         let made = pronounce(Array(missing))
         if let word = missing.subtracting(made).sorted().first {
             let location = g.words[word] ?? SourceLocation(file: "grammar", line: 0, column: 0)
@@ -175,6 +189,19 @@ public final class VoiceRecognizer {
         for name in searchNames.values { decoder.removeSearch(name) }
         searchNames = names
         grammar = g
+        Self.returnFreedMemory()
+    }
+
+    /// Gives freed heap pages back to the system: those of the searches just replaced and of the grammar's
+    /// conversion, and whatever else was freed since. glibc keeps freed memory in its arenas for reuse otherwise
+    /// (27 MB of an idle `soundscape run`'s 160 MB of heap, docs/measurements.md "Footprint (idle run)").
+    static func returnFreedMemory() {
+        _ = malloc_trim(0)
+    }
+
+    /// Whether the decoder knows `word`, after giving it the lexicon's pronunciations if it has any.
+    private func learn(_ word: String) -> Bool {
+        (try? decoder.learn(word, from: lexicon)) ?? decoder.knows(word)
     }
 
     /// Listens for what can be said in `state` from the next utterance on; call between utterances.
