@@ -65,7 +65,7 @@ struct ImportTagTests {
     @Test("the imported map stores read keys only, names apart, and keeps the addresses and entrances replies use")
     func importedTags() async throws {
         let view = try await SharedHelsinki.get().view
-        let keys = try view.queue.read { db in
+        let keys = try await view.queue.read { db in
             try String.fetchAll(db, sql: "SELECT DISTINCT j.key FROM features, json_each(features.tags) j")
         }
         #expect(Set(keys).subtracting(FeatureRules.storedTagKeys).isEmpty, "\(Set(keys).subtracting(FeatureRules.storedTagKeys).sorted())")
@@ -75,5 +75,37 @@ struct ImportTagTests {
         #expect(!keys.contains("website") && !keys.contains("opening_hours") && !keys.contains("name"))
         let havis = try #require(try view.feature(key: "n1376320186"))
         #expect(havis.tags["tourism"] == "artwork" && havis.tags["name"] == nil && havis.names["name"] == "Havis Amanda")
+    }
+}
+
+@Suite("Import text columns")
+struct ImportTextTests {
+    @Test("plain ASCII names normalise without Foundation's folding exactly as with it")
+    func asciiNormalisationAgrees() {
+        let printable = (32...126).map { String(UnicodeScalar(UInt8($0))) }
+        var samples = ["Kauppatori", "  Robert's Coffee ", "K-Market Kamppi", "7-Eleven", "HSL_Stop #1234", "A`B", "", "   ",
+                       "Café"]
+        samples += printable + printable.map { "a\($0)B" }
+        for text in samples {
+            let fast = NameNormalizer.normalizeASCII(text)
+            if text.unicodeScalars.allSatisfy(\.isASCII) {
+                #expect(fast == NameNormalizer.normalizeFolding(text), "\(text.debugDescription)")
+            } else {
+                #expect(fast == nil, "\(text.debugDescription)")
+            }
+        }
+        #expect(NameNormalizer.normalize("  Robert's Coffee ") == "roberts coffee")
+        #expect(NameNormalizer.normalize("Café Ekberg") == "cafe ekberg")
+    }
+
+    @Test("OSM id lists are written as JSON the decoder reads back, and empty objects as {}")
+    func jsonColumns() {
+        for ids: [Int64] in [[], [1376320186], [-35435008, -100_000_000_002_919_185, .max, .min, 0]] {
+            let text = JSONText.integers(ids)
+            #expect(JSONText.decodeIntegers(text) == ids, "\(text)")
+            #expect(text.hasPrefix("[") && !text.contains(" "), "\(text)")
+        }
+        #expect(JSONText.object([]) == "{}" && JSONText.decodeStringMap("{}").isEmpty)
+        #expect(JSONText.decodeStringMap(JSONText.object([("name", "Havis \"Amanda\""), ("name", "x")])) == ["name": "Havis \"Amanda\""])
     }
 }
