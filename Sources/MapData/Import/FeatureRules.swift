@@ -69,13 +69,30 @@ enum FeatureRules {
         "rest_area", "emergency_bay", "no",
     ]
 
-    static let droppedTagKeys: Set<String> = ["created_by", "source", "odbl", "odbl:note", "fixme", "FIXME"]
-    static let droppedTagPrefixes: [String] = ["tiger:", "gnis:", "source:", "note:"]
+    /// Tag keys read after the import, besides those of the rules and word lists above: by the level and
+    /// walking rules (which the tile client runs again on a tile's properties), entrances, addresses, replies
+    /// and the kinds table (`Grammars/kinds.txt`, with keys a user is likely to add: cuisine, sport…).
+    static let readTagKeys: Set<String> = [
+        "indoormark", "qr_code:navilens", "layer", "tunnel", "location", "indoor", "level", "bridge", "junction",
+        "area", "service", "foot", "access", "segregated", "sidewalk", "oneway:foot", "traffic_signals:sound",
+        "crossing", "door", "ref", "addr:street", "addr:housenumber", "wikidata", "wikipedia", "station",
+        "religion", "denomination", "drinking_water", "atm", "cuisine", "sport", "vending", "wheelchair",
+    ]
 
-    static func filteredTags(_ tags: OSMTags) -> OSMTags {
-        OSMTags(tags.pairs.filter { tag in
-            !droppedTagKeys.contains(tag.key) && !droppedTagPrefixes.contains { tag.key.hasPrefix($0) }
-        })
+    /// The keys a map stores: every key some rule, query or reply reads. The rest (addresses' city and postcode,
+    /// contact details, opening hours, surface, parking lanes…) were two thirds of the tags' bytes and no reader's.
+    /// Names are not among them: they are stored once, in the names column.
+    static let storedTagKeys: Set<String> = {
+        var keys = readTagKeys.union(primaryKeys).union(anyValueKeys)
+        keys.formUnion(CategoryTable.valueKeys)
+        keys.formUnion(CategoryTable.keyWords.keys)
+        keys.formUnion(CategoryTable.labelRules.map(\.key))
+        return keys
+    }()
+
+    /// The tags a map keeps of an element (see ``storedTagKeys``), in file order.
+    static func storedTags(_ tags: OSMTags) -> OSMTags {
+        OSMTags(tags.pairs.filter { storedTagKeys.contains($0.key) })
     }
 
     /// The element's primary (key, value) if it becomes a point feature.
@@ -127,7 +144,8 @@ enum FeatureRules {
     /// `isArea` says whether the geometry is closed (polygon or multipolygon).
     static func makeFeature(key: String, osmIDs: [Int64], tags rawTags: OSMTags, geometry: FeatureGeometry,
                             forcedType: (String, String)? = nil) -> PendingFeature? {
-        let tags = filteredTags(rawTags)
+        // Everything below reads only stored keys, so a tile's properties (stored tags and names) classify alike.
+        let tags = storedTags(rawTags)
         let primary: (String, String)
         var roadHighway: String?
         switch geometry {
@@ -153,9 +171,9 @@ enum FeatureRules {
                 return nil
             }
         }
-        let names = nameTags(tags)
+        let names = nameTags(rawTags)
         // `name` is the name on the ground; an English name stands in when that is missing.
-        let name = tags["name"] ?? tags["name:en"]
+        let name = rawTags["name"] ?? rawTags["name:en"]
         let superCategory = Categorizer.superCategory(featureType: primary.0, featureValue: primary.1, tags: tags)
         let junction = tags["junction"]
         return PendingFeature(

@@ -60,6 +60,8 @@ public struct MapFeature: Sendable, Hashable, Identifiable {
     public var name: String?
     /// name, name:en, name:fi, name:sv… as tagged.
     public var names: [String: String]
+    /// The OSM tags the map keeps: those some rule, query or reply reads (not the names, nor contact details,
+    /// opening hours, surface…); a kind or reply that needs another key must add it to the importer's list.
     public var tags: [String: String]
     public var geometry: FeatureGeometry
     public var centroid: Coordinate

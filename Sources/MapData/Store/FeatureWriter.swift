@@ -63,8 +63,9 @@ struct FeatureWriter {
             names: names)
     }
 
-    /// Writes a prepared feature's rows. The values are bound straight to SQLite: the import writes
-    /// millions of rows, and building GRDB's argument lists cost more than the inserts themselves.
+    /// Writes a prepared feature's rows. The values are bound straight to SQLite (here and for the
+    /// intersections, entrances and walking graph): the import writes millions of rows, and building
+    /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
         try run(db.cachedStatement(sql: """
             INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
@@ -122,14 +123,16 @@ struct FeatureWriter {
             geometry: .point(i.coordinate), category: nil, superCategory: .intersection, roadClass: .none,
             level: i.level, layer: 0, isRoundabout: i.isRoundabout, source: source)
         let id = try insert(feature)
-        try db.cachedStatement(sql: "INSERT INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?)")
-            .execute(arguments: [id, i.nodeID, i.coordinate.latitude, i.coordinate.longitude, i.isRoundabout, i.level.rawValue])
+        try run(db.cachedStatement(sql: "INSERT INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?)"),
+                [id.databaseValue, i.nodeID.databaseValue, i.coordinate.latitude.databaseValue,
+                 i.coordinate.longitude.databaseValue, i.isRoundabout.databaseValue, i.level.rawValue.databaseValue])
         for leg in i.legs {
-            try db.cachedStatement(sql: """
+            try run(db.cachedStatement(sql: """
                 INSERT INTO intersection_legs (intersection_id, road_feature_id, way_id, name, highway, bearing,
                     direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [id, roadFeatureIDs[leg.wayID], leg.wayID, leg.name, leg.highway,
-                                         leg.bearing, leg.direction, leg.isRoundabout, leg.level.rawValue])
+                """), [id.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
+                       leg.name.databaseValue, leg.highway.databaseValue, leg.bearing.databaseValue,
+                       leg.direction.databaseValue, leg.isRoundabout.databaseValue, leg.level.rawValue.databaseValue])
         }
         return id
     }
@@ -152,30 +155,35 @@ struct FeatureWriter {
             roadClass: .none, level: .ground, layer: 0, isRoundabout: false, source: source)
         let id = try insert(feature)
         for e in entrances {
-            try db.cachedStatement(sql: """
+            try run(db.cachedStatement(sql: """
                 INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
-                """).execute(arguments: [id, buildingFeatureID, e.entranceFeatureID, e.nodeID,
-                                         e.coordinate.latitude, e.coordinate.longitude, e.entranceValue])
+                """), [id.databaseValue, buildingFeatureID.databaseValue, e.entranceFeatureID.databaseValue,
+                       e.nodeID.databaseValue, e.coordinate.latitude.databaseValue, e.coordinate.longitude.databaseValue,
+                       e.entranceValue.databaseValue])
         }
         return id
     }
 
     func insertWalkNodes(_ nodes: [(Int64, Coordinate, NodeFlags)]) throws {
+        let statement = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)
+            """)
         for (id, c, flags) in nodes {
-            try db.cachedStatement(sql: "INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)")
-                .execute(arguments: [id, c.latitude, c.longitude, flags.contains(.crossing),
-                                     flags.contains(.trafficSignals), flags.contains(.signalSound)])
+            try run(statement, [id.databaseValue, c.latitude.databaseValue, c.longitude.databaseValue,
+                                flags.contains(.crossing).databaseValue, flags.contains(.trafficSignals).databaseValue,
+                                flags.contains(.signalSound).databaseValue])
         }
     }
 
     func insertWalkEdge(_ e: PendingWalkEdge) throws {
-        try db.cachedStatement(sql: """
+        try run(db.cachedStatement(sql: """
             INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
                 signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """).execute(arguments: [e.from, e.to, e.wayID, e.name, e.highway, e.length, e.isCrossing,
-                                     e.trafficSignals, e.signalSound, e.level.rawValue, e.onewayFoot,
-                                     FeatureGeometry.line(e.coords).encoded()])
+            """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.name.databaseValue,
+                   e.highway.databaseValue, e.length.databaseValue, e.isCrossing.databaseValue,
+                   e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.rawValue.databaseValue,
+                   e.onewayFoot.databaseValue, FeatureGeometry.line(e.coords).encoded().databaseValue])
     }
 
     func setMetadata(_ values: [String: String]) throws {

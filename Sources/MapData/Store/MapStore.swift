@@ -75,7 +75,7 @@ public enum MapStore {
         feature_value   TEXT NOT NULL,               -- its value
         name            TEXT,
         names           TEXT NOT NULL DEFAULT '{}',  -- JSON: name, name:en, name:fi, name:sv…
-        tags            TEXT NOT NULL DEFAULT '{}',  -- JSON: all OSM tags minus source/created_by/…
+        tags            TEXT NOT NULL DEFAULT '{}',  -- JSON: the OSM tags some reader uses (FeatureRules.storedTagKeys)
         geometry_kind   INTEGER NOT NULL,            -- 0 point, 1 line, 2 polygon, 3 multipoint, 4 multipolygon
         geometry        BLOB NOT NULL,               -- see FeatureGeometry.encoded()
         lat             REAL NOT NULL,               -- representative point

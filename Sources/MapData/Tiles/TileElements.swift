@@ -38,7 +38,8 @@ extension TileGeoJSON {
             let encoded = element.id.encoded
             guard let f = FeatureRules.makeFeature(key: element.id.description, osmIDs: [encoded],
                                                    tags: OSMTags(element.tags), geometry: element.geometry) else { continue }
-            let tags = Dictionary(f.tags.pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            // The properties a map's own tile of it has: the stored tags and the names.
+            let tags = Dictionary((f.tags.pairs.map { ($0.key, $0.value) }) + f.names, uniquingKeysWith: { first, _ in first })
             features.append(("[\(encoded)]", RenderedFeature(featureType: f.featureType, featureValue: f.featureValue,
                                                              geometry: RenderedGeometry(geometry: f.geometry),
                                                              osmIDs: [encoded], properties: tags)))

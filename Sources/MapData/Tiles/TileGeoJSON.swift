@@ -22,7 +22,8 @@ public enum TileGeoJSON {
     // MARK: rendering
 
     /// Renders the z16 tile `tile` from a map database: every feature whose bounding box meets the
-    /// tile, in the service's format (6 decimals, sorted keys, ordered by osm_ids).
+    /// tile, in the service's format (6 decimals, sorted keys, ordered by osm_ids). The properties are the tags the
+    /// map keeps (``FeatureRules/storedTagKeys``) and the names, which the map stores apart.
     public static func render(tile: Tile, databasePath: String) throws -> Data {
         let queue = try MapStore.openReadOnly(path: databasePath)
         defer { try? queue.close() }
@@ -32,7 +33,7 @@ public enum TileGeoJSON {
     static func render(tile: Tile, db: Database) throws -> Data {
         let b = tile.bounds
         let rows = try Row.fetchAll(db, sql: """
-            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry
+            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry, f.names
             FROM feature_index r JOIN features f ON f.id = r.id
             WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
             ORDER BY f.osm_ids, f.key
@@ -41,7 +42,8 @@ public enum TileGeoJSON {
             guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
                   let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { return nil }
             return RenderedFeature(featureType: row[1], featureValue: row[2], geometry: RenderedGeometry(geometry: geometry),
-                                   osmIDs: JSONText.decodeIntegers(row[0]), properties: JSONText.decodeStringMap(row[3]))
+                                   osmIDs: JSONText.decodeIntegers(row[0]),
+                                   properties: JSONText.decodeStringMap(row[3]).merging(JSONText.decodeStringMap(row[6])) { tag, _ in tag })
         }
         return try encode(features)
     }
