@@ -1,9 +1,8 @@
 import Foundation
 
 /// A CMU-format pronunciation dictionary read once into one byte buffer with a hash index, from which PocketSphinx
-/// decoders are given only the words they need. Loaded whole by PocketSphinx, the 134,000-word en-us dictionary costs
-/// each decoder 22 MB; this copy (the file's bytes and 1 MB of index) costs 4.4 MB and is shared by the recognizer
-/// and the wake-word spotter.
+/// decoders are given only the words they need: loaded whole by each decoder, the en-us dictionary was most of an
+/// idle run's memory (docs/measurements.md, "Footprint (idle run)"). The recognizer and the wake-word spotter share one.
 public final class PronunciationLexicon: Sendable {
     /// One pronunciation: its dictionary name (`word`, or `word(2)` for the second) and its CMU phones.
     public struct Entry: Sendable, Equatable {

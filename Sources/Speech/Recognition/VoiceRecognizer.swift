@@ -193,8 +193,8 @@ public final class VoiceRecognizer {
     }
 
     /// Gives freed heap pages back to the system: those of the searches just replaced and of the grammar's
-    /// conversion, and whatever else was freed since. glibc keeps freed memory in its arenas for reuse otherwise
-    /// (27 MB of an idle `soundscape run`'s 160 MB of heap, docs/measurements.md "Footprint (idle run)").
+    /// conversion, and whatever else was freed since; glibc would otherwise keep it in its arenas for reuse
+    /// (docs/measurements.md, "Footprint (idle run)").
     static func returnFreedMemory() {
         _ = malloc_trim(0)
     }
