@@ -64,7 +64,9 @@ struct BenchCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let environment = AppEnvironment.read()
+        // Read once: the paths come from it, and the footprint bench's child inherits it.
+        let processEnvironment = ProcessInfo.processInfo.environment
+        let environment = AppEnvironment.read(processEnvironment)
         let paths = environment.paths
         var figures: [BenchFigure] = []
         let work = workDir ?? FileManager.default.temporaryDirectory.appendingPathComponent("soundscape-bench-\(getpid())").path
@@ -113,7 +115,7 @@ struct BenchCommand: AsyncParsableCommand {
             figures += try RecognizerBench.run(paths: paths, synthesizer: synthesizer,
                                                options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget,
                                                                                 cache: environment.cacheDirectory))
-            figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work)
+            figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work, environment: processEnvironment)
         }
         if only == nil || only == "audio" {
             printError("bench: HRTF mixer, motion-to-sound and speech into the mixer…")

@@ -5,11 +5,13 @@ import Foundation
 /// source: the silent test microphone under scripts/with-test-services) and nothing said: its resident memory and the
 /// processor time it takes while idle and listening.
 enum RunFootprintBench {
-    static func run(pbf: String, workDir: String, settle: Double = 25, window: Double = 30) throws -> [BenchFigure] {
+    /// - Parameter environment: the bench's own environment, which the child gets with private XDG folders in place.
+    static func run(pbf: String, workDir: String, environment inherited: [String: String], settle: Double = 25,
+                    window: Double = 30) throws -> [BenchFigure] {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let work = URL(fileURLWithPath: workDir).appendingPathComponent("run-footprint")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = inherited
         for (key, dir) in [("XDG_CONFIG_HOME", "config"), ("XDG_DATA_HOME", "data"), ("XDG_STATE_HOME", "state"), ("XDG_RUNTIME_DIR", "runtime")] {
             let path = work.appendingPathComponent(dir).path
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
