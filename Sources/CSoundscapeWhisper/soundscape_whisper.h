@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's meaning or signature changes; the program refuses a library of another version. */
-#define SSW_API_VERSION 1
+#define SSW_API_VERSION 2
 
 /* Results of ssw_transcribe. */
 #define SSW_OK 0
@@ -41,6 +41,18 @@ int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, con
                    int max_tokens, int time_limit_ms, char *text, size_t text_size, double *mean_logprob,
                    char *error, size_t error_size);
 
+/* Scores texts against the utterance of the last successful ssw_transcribe on this model, after the same prompt:
+ * scores[i] is the sum of the log probabilities Whisper gives the tokens of texts[i] and then the end of the text,
+ * token_counts[i] (may be NULL) how many that was. A text is scored as a transcript would be written (a leading
+ * space, its own case and punctuation). Returns SSW_OK, or SSW_ERROR / SSW_TIMED_OUT with a sentence in `error`.
+ * One call at a time per model. */
+int ssw_score(ssw_model *model, const char *const *texts, int count, int time_limit_ms, double *scores,
+              int *token_counts, char *error, size_t error_size);
+
+/* Frees what the last transcription kept for scoring (the decoder state and its buffers, most of what Whisper
+ * holds beyond its weights); the next ssw_transcribe makes it again. */
+void ssw_release(ssw_model *model);
+
 /* Frees the model. */
 void ssw_close(ssw_model *model);
 
@@ -49,6 +61,8 @@ typedef ssw_model *(*ssw_open_fn)(const char *, int, char *, size_t);
 typedef void (*ssw_describe_fn)(const ssw_model *, char *, size_t);
 typedef int (*ssw_transcribe_fn)(ssw_model *, const float *, int, const char *, int, int, int, char *, size_t,
                                  double *, char *, size_t);
+typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, double *, int *, char *, size_t);
+typedef void (*ssw_release_fn)(ssw_model *);
 typedef void (*ssw_close_fn)(ssw_model *);
 
 #ifdef __cplusplus

@@ -52,6 +52,7 @@ enum RecognizerBench {
         var snap: Snap?
         var logProbability: Double?
         var transcriberMilliseconds: Double?
+        var scores: SentenceScores?
     }
 
     static func same(_ a: RecognizedCommand?, _ b: RecognizedCommand?) -> Bool {
@@ -183,7 +184,7 @@ enum RecognizerBench {
 
         var outcomes: [Outcome] = []
         func decide(_ samples: [Int16], state: ListeningState) throws
-            -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double, FirstOpinion, Snap?, Double?, Double?) {
+            -> (RecognizedCommand?, RecognizerDecision.Outcome?, RecognizedCommand?, Double, FirstOpinion, Snap?, Double?, Double?, SentenceScores?) {
             try voice.setListeningState(state)
             second.secondOpinion?.prepare(from: voice)
             try voice.begin()
@@ -195,18 +196,18 @@ enum RecognizerBench {
             let release = ContinuousClock.now
             let first = try voice.finish()
             guard let opinion = second.secondOpinion else {
-                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds, FirstOpinion(first), nil, nil, nil)
+                return (first.command, nil, first.command, (ContinuousClock.now - release).milliseconds, FirstOpinion(first), nil, nil, nil, nil)
             }
             let report = opinion.decide(samples: voice.utteranceAudio, first: first, state: state)
             let latency = (ContinuousClock.now - release).milliseconds
             let snap = report.transcript.map { snapper(state).snap($0) }
             if let snap, RecognizerDecision.decide(first: FirstOpinion(first), second: snap, transcriptLogProbability: report.transcriptLogProbability,
-                                                   thresholds: opinion.thresholds).outcome != report.decision.outcome {
+                                                   scores: report.scores, thresholds: opinion.thresholds).outcome != report.decision.outcome {
                 mismatches += 1
             }
             if let problem = report.problem { printError("bench: \(problem)") }
             return (report.decision.command, report.decision.outcome, first.command, latency, FirstOpinion(first), snap,
-                    report.transcriptLogProbability, report.transcriberMilliseconds)
+                    report.transcriptLogProbability, report.transcriberMilliseconds, report.scores)
         }
         let started = ContinuousClock.now
         var done = 0
@@ -246,12 +247,17 @@ enum RecognizerBench {
                 }
                 let audio = VoiceCorpus.finish(speech, noise: noise, snr: condition.snr, rng: &rng)
                 let state = expected.flatMap { Intent(rawValue: $0.intent) }.map(ListeningState.expected) ?? .awake
-                let (taken, outcome, alone, latency, first, snap, logProbability, whisperMs) = try decide(audio, state: state)
+                let (taken, outcome, alone, latency, first, snap, logProbability, whisperMs, scores) = try decide(audio, state: state)
                 outcomes.append(Outcome(voice: v, condition: condition, text: text, expected: expected, taken: taken,
                                         decision: outcome, firstAlone: alone, latency: latency,
-                                        first: first, snap: snap, logProbability: logProbability, transcriberMilliseconds: whisperMs))
+                                        first: first, snap: snap, logProbability: logProbability, transcriberMilliseconds: whisperMs,
+                                        scores: scores))
+                let gap = scores.flatMap { s in s.first.map { String(format: "%.2f", s.gap($0)) } } ?? "-"
+                let margin = scores.flatMap { s in s.first.map { SentenceScores.margin($0, over: s.firstOpposites) } }
+                    .map { $0.isFinite ? String(format: "%.1f", $0) : "inf" } ?? "-"
                 printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))"
-                           + "\t\(first.text)\t\(snap.map { $0.heard.joined(separator: " ") } ?? "-")\t\(snap.map { String(format: "%.2f", $0.distance) } ?? "-")")
+                           + "\t\(first.text)\t\(snap.map { $0.heard.joined(separator: " ") } ?? "-")\t\(snap.map { String(format: "%.2f", $0.distance) } ?? "-")"
+                           + "\t\(gap)\t\(margin)")
                 done += 1
                 if done % 50 == 0 {
                     printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
@@ -274,7 +280,8 @@ enum RecognizerBench {
     /// The decision made again from the same two opinions with other thresholds.
     static func redecide(_ o: Outcome, _ t: DecisionThresholds) -> RecognizedCommand? {
         guard o.snap != nil || o.first.noSpeech || o.first.text.isEmpty else { return o.taken }
-        return RecognizerDecision.decide(first: o.first, second: o.snap, transcriptLogProbability: o.logProbability, thresholds: t).command
+        return RecognizerDecision.decide(first: o.first, second: o.snap, transcriptLogProbability: o.logProbability, scores: o.scores,
+                                         thresholds: t).command
     }
 
     /// Chooses ``DecisionThresholds`` on the espeak-ng utterances alone (a grid; every command right counts one, every
@@ -302,10 +309,14 @@ enum RecognizerBench {
                 for strongConfidence in [0.8, 0.9, 0.95] {
                     for sure in [-0.3, -0.5, -0.8] {
                         for loose in [0.4, 0.5, 0.6, 0.7] {
-                            let t = DecisionThresholds(outOfGrammar: outOfGrammar, strongSnap: strongSnap, strongConfidence: strongConfidence,
-                                                       sureTranscript: sure, looseAgreement: loose)
-                            let sc = score(tuning, t)
-                            if sc > bestScore { best = t; bestScore = sc }
+                            for gap in [0.5, 1, 1.5, 2, 2.5] {
+                                for margin in [1.0, 2, 3, 4] {
+                                    let t = DecisionThresholds(outOfGrammar: outOfGrammar, strongSnap: strongSnap, strongConfidence: strongConfidence,
+                                                               sureTranscript: sure, looseAgreement: loose, scoreGap: gap, oppositeMargin: margin)
+                                    let sc = score(tuning, t)
+                                    if sc > bestScore { best = t; bestScore = sc }
+                                }
+                            }
                         }
                     }
                 }
@@ -313,7 +324,7 @@ enum RecognizerBench {
         }
         let tag = quick ? "ASR2 quick" : "ASR2"
         printError("bench: thresholds fitted on espeak-ng: outOfGrammar \(best.outOfGrammar), strongSnap \(best.strongSnap), strongConfidence \(best.strongConfidence), "
-                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement) (score \(Int(bestScore)), shipped \(Int(shipped)))")
+                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin) (score \(Int(bestScore)), shipped \(Int(shipped)))")
         var figures: [BenchFigure] = []
         func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
         for synth in BenchVoice.Synthesizer.allCases where synth != .espeak {

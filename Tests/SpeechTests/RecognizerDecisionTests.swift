@@ -63,6 +63,52 @@ struct RecognizerDecisionTests {
         #expect(place.command?.slots["place"] == "Kauppatori")
     }
 
+    static func scored(_ text: String, _ logProbability: Double, tokens: Int = 5) -> ScoredText {
+        ScoredText(text: text, logProbability: logProbability, tokens: tokens)
+    }
+
+    @Test func whisperScoringPocketSphinxsWordsAsLikelyAsItsOwnTakesTheCommandOverAGarbledTranscript() {
+        // Measured with espeak-ng en+f3: Whisper wrote "Calopsof," (far from every command) but scores "Callouts off."
+        // above its own words and 6.9 above "Callouts on.".
+        let first = Self.first("callouts_off", confidence: 0.76)
+        let garbled = Self.snap(nil, distance: 1)
+        let scores = SentenceScores(transcript: Self.scored("Calopsof,", -16.04), first: Self.scored("Callouts off.", -13.56),
+                                    firstOpposites: [Self.scored("Callouts on.", -20.46)])
+        #expect(RecognizerDecision.decide(first: first, second: garbled).outcome == .outOfGrammar, "without scores: vetoed")
+        let d = RecognizerDecision.decide(first: first, second: garbled, scores: scores)
+        #expect(d.outcome == .agreed, "\(d)")
+        #expect(d.command?.intent == "callouts_off")
+
+        // The opposite scored about as high: Whisper cannot tell them apart, so the scores settle nothing.
+        var close = scores
+        close.firstOpposites = [Self.scored("Callouts on.", -14.5)]
+        #expect(RecognizerDecision.decide(first: first, second: garbled, scores: close).outcome == .outOfGrammar)
+        // The opposite clearly likelier: never taken, whatever else agrees.
+        var opposite = scores
+        opposite.firstOpposites = [Self.scored("Callouts on.", -9)]
+        let asked = RecognizerDecision.decide(first: first, second: Self.snap("callouts_off", distance: 0.3), scores: opposite)
+        #expect(asked.outcome == .askAgain, "\(asked)")
+        #expect(asked.command == nil)
+    }
+
+    @Test func whisperScoringPocketSphinxsWordsFarBelowItsOwnLeavesTheTranscriptToDecide() {
+        // "turn on the lights", which PocketSphinx took for callouts_on: Whisper's words are far likelier than the command's.
+        let first = Self.first("callouts_on", confidence: 0.9)
+        let scores = SentenceScores(transcript: Self.scored("Turn on the lights.", -3.4, tokens: 6),
+                                    first: Self.scored("Turn on callouts.", -20.4, tokens: 6),
+                                    firstOpposites: [Self.scored("Turn off callouts.", -25.9, tokens: 6)])
+        let d = RecognizerDecision.decide(first: first, second: Self.snap(nil, distance: 1), transcriptLogProbability: -0.06, scores: scores)
+        #expect(d.outcome == .outOfGrammar, "\(d)")
+        #expect(d.command == nil)
+        // A command that undoes nothing, scored as likely as the transcript: taken although the transcript snapped elsewhere.
+        let whereAmI = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.5), second: Self.snap("around_me", distance: 0.3),
+                                                 scores: SentenceScores(transcript: Self.scored("When am I?", -2.6),
+                                                                        first: Self.scored("Where am I?", -3.5)))
+        #expect(whereAmI.outcome == .agreed, "\(whereAmI)")
+        #expect(whereAmI.command?.intent == "where_am_i")
+        #expect(SentenceScores.margin(Self.scored("x", -1), over: []) == .infinity)
+    }
+
     @Test func aTranscriptFarFromEveryCommandIsNoCommandWhateverPocketSphinxSays() {
         let thresholds = DecisionThresholds.standard
         let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),

@@ -25,6 +25,26 @@ final class ScriptedTranscriber: Transcriber {
     }
 }
 
+/// A transcriber that writes what it is told to and scores sentences from a table (unknown ones very low), and
+/// remembers which sentences it was asked to score.
+final class ScoringTranscriber: Transcriber {
+    let text: String
+    let table: [String: Double]
+    private let asked = Mutex<[String]>([])
+    init(_ text: String, scores: [String: Double]) { self.text = text; self.table = scores }
+    var sentences: [String] { asked.withLock { $0 } }
+
+    func transcribe(_ samples: [Float], prompt: String) throws -> Transcript { Transcript(text: text) }
+
+    func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
+        var transcript = Transcript(text: text)
+        let texts = candidates(transcript)
+        asked.withLock { $0 = texts }
+        transcript.scored = texts.map { ScoredText(text: $0, logProbability: table[$0] ?? -100, tokens: 5) }
+        return transcript
+    }
+}
+
 /// The second recognizer beside the real PocketSphinx recognizer, with a scripted transcriber.
 @Suite("A second opinion on the same utterance", .serialized)
 struct SecondOpinionTests {
@@ -64,6 +84,45 @@ struct SecondOpinionTests {
         let agreed = try Self.opinion(same, recognizer: recognizer).decide(samples: samples, first: result, state: .awake)
         #expect(agreed.decision.outcome == .agreed)
         #expect(agreed.decision.command?.intent == heard)
+    }
+
+    @Test func whisperScoresPocketSphinxsWordsAndTheirOppositeAndTheScoresDecide() throws {
+        let recognizer = Self.recognizer
+        let samples = try RecognizerTests.speech("callouts off")
+        let result = try recognizer.recognize(samples)
+        try #require(result.command?.intent == "callouts_off", "\(result)")
+        let dictionary = try #require(SnapperFixture.base)
+        // The transcript is nonsense far from every command; the scores say PocketSphinx's words are what was said.
+        let sure = ScoringTranscriber("Calopsof,", scores: ["Calopsof,": -16, "Callouts off.": -13.5, "Callouts on.": -20.5])
+        let opinion = SecondOpinion(transcriber: sure, dictionary: dictionary)
+        opinion.prepare(from: recognizer)
+        let report = opinion.decide(samples: samples, first: result, state: .awake)
+        #expect(Array(sure.sentences.prefix(3)) == ["Calopsof,", "Callouts off.", "Callouts on."], "\(sure.sentences)")
+        #expect(report.decision.outcome == .agreed, "\(report)")
+        #expect(report.decision.command?.intent == "callouts_off")
+        #expect(report.scores?.first?.text == "Callouts off.")
+        #expect(report.scores?.firstOpposites.map(\.text) == ["Callouts on."])
+
+        // The same, but Whisper finds the opposite likelier: not taken.
+        let unsure = ScoringTranscriber("Calopsof,", scores: ["Calopsof,": -16, "Callouts off.": -13.5, "Callouts on.": -10])
+        let other = SecondOpinion(transcriber: unsure, dictionary: dictionary)
+        other.prepare(from: recognizer)
+        let refused = other.decide(samples: samples, first: result, state: .awake)
+        #expect(refused.decision.command == nil, "\(refused)")
+    }
+
+    @Test func theOppositeSentenceSwapsTheUndoingWordWhenTheGrammarHasIt() throws {
+        let recognizer = Self.recognizer
+        let parser = IntentParser(grammar: recognizer.grammar)
+        let mute = try #require(parser.parse(words: ["mute", "the", "beacon"]))
+        let found = SecondOpinion.opposites(of: mute, words: ["mute", "the", "beacon"], sentences: [:], parser: parser)
+        #expect(found == [["unmute", "the", "beacon"]])
+        // No word to swap: the grammar's own sentence of the opposite intent.
+        let sleep = RecognizedCommand(intent: "sleep", slots: [:], confidence: 1, words: "go to sleep")
+        let wake = SecondOpinion.opposites(of: sleep, words: ["go", "to", "sleep"], sentences: ["wake": ["wake", "up"]], parser: parser)
+        #expect(wake == [["wake", "up"]])
+        #expect(SecondOpinion.written(["where", "am", "i"]) == "Where am I?")
+        #expect(SecondOpinion.written(["callouts", "off"]) == "Callouts off.")
     }
 
     @Test func aFailingTranscriberLeavesPocketSphinxToDecideAndSaysWhy() throws {

@@ -47,6 +47,24 @@ struct WhisperTranscriberTests {
         #expect(Self.words(transcript.text).contains("kauppatori"), "heard \"\(transcript.text)\"")
     }
 
+    /// Scored against the audio of "callouts off" and "unmute the beacon", the sentence said is likelier than its
+    /// opposite, and the transcript's own score is there too; a second utterance is scored against its own audio.
+    @Test(arguments: [("callouts off", "Callouts off.", "Callouts on."), ("unmute the beacon", "Unmute the beacon.", "Mute the beacon.")])
+    func theSentenceSaidScoresAboveItsOpposite(_ said: String, _ right: String, _ opposite: String) throws {
+        let whisper = try Self.shared.get()
+        var asked: [String] = []
+        let transcript = try whisper.transcribe(try Self.samples(said), prompt: "Callouts off. Unmute the beacon.") { t in
+            asked = [t.text, right, opposite]
+            return asked
+        }
+        #expect(transcript.scoringProblem == nil)
+        #expect(transcript.scored.map(\.text) == asked)
+        let scores = Dictionary(transcript.scored.map { ($0.text, $0) }, uniquingKeysWith: { a, _ in a })
+        let r = try #require(scores[right]), o = try #require(scores[opposite])
+        #expect(r.logProbability > o.logProbability + 1, "\(transcript.scored)")
+        #expect(r.logProbability < 0 && r.tokens >= 3, "\(r)")
+    }
+
     /// A decode past its time limit is stopped with a typed error, and the next one works.
     @Test func aTranscriptionPastItsLimitStopsAndTheNextWorks() throws {
         let loaded = try Self.shared.get()

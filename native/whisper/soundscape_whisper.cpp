@@ -17,12 +17,21 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
+#include <algorithm>
 #include <string>
 #include <vector>
 
 struct ssw_model {
     whisper_context *context;
     int threads;
+    // The decoder state of the utterance in hand: made by ssw_transcribe, kept for ssw_score, freed by ssw_release
+    // (its buffers are most of what Whisper holds beyond its weights).
+    whisper_state *state = nullptr;
+    // The tokens the last transcription's text followed (previous-text marker, prompt, start, no timestamps), and
+    // whether that transcription's audio is still encoded in `state`.
+    std::vector<whisper_token> prefix;
+    bool encoded = false;
 };
 
 namespace {
@@ -153,6 +162,49 @@ bool past_deadline(void *data) {
 
 bool encoder_may_begin(whisper_context *, whisper_state *, void *data) { return !past_deadline(data); }
 
+std::vector<whisper_token> tokenize(whisper_context *context, const char *text) {
+    std::vector<whisper_token> tokens(256);
+    int n = whisper_tokenize(context, text, tokens.data(), (int) tokens.size());
+    if (n < 0) {
+        tokens.resize(-n);
+        n = whisper_tokenize(context, text, tokens.data(), (int) tokens.size());
+    }
+    tokens.resize(n < 0 ? 0 : n);
+    return tokens;
+}
+
+// The tokens whisper_full decoded before the text, as it builds them for one segment without context or
+// timestamps: the previous-text marker and the prompt's last tokens (at most half the text context, less the
+// marker), then start-of-transcript and no-timestamps (tiny.en has no language or task token).
+std::vector<whisper_token> decoding_prefix(whisper_context *context, const char *prompt) {
+    std::vector<whisper_token> prefix;
+    if (prompt != nullptr) {
+        const std::vector<whisper_token> tokens = tokenize(context, prompt);
+        const size_t keep = std::min<size_t>(tokens.size(), (size_t) std::max(0, whisper_n_text_ctx(context) / 2 - 1));
+        if (keep > 0) {
+            prefix.push_back(whisper_token_prev(context));
+            prefix.insert(prefix.end(), tokens.end() - keep, tokens.end());
+        }
+    }
+    prefix.push_back(whisper_token_sot(context));
+    if (whisper_is_multilingual(context)) {
+        prefix.push_back(whisper_token_lang(context, whisper_lang_id("en")));
+        prefix.push_back(whisper_token_transcribe(context));
+    }
+    prefix.push_back(whisper_token_not(context));
+    return prefix;
+}
+
+// The log probability of `token` among the tokens a transcript may hold (text and end of text; the special and
+// timestamp tokens, which a transcription without timestamps never writes, are left out as whisper_full does).
+double text_log_probability(const float *logits, whisper_token eot, whisper_token token) {
+    float top = -INFINITY;
+    for (whisper_token i = 0; i <= eot; ++i) top = std::max(top, logits[i]);
+    double sum = 0;
+    for (whisper_token i = 0; i <= eot; ++i) sum += std::exp((double) logits[i] - top);
+    return (double) logits[token] - top - std::log(sum);
+}
+
 }  // namespace
 
 extern "C" int ssw_api_version(void) { return SSW_API_VERSION; }
@@ -167,7 +219,7 @@ extern "C" ssw_model *ssw_open(const char *path, int threads, char *error, size_
         whisper_context_params params = whisper_context_default_params();
         params.use_gpu = false;
         params.flash_attn = false;
-        whisper_context *context = whisper_init_from_file_with_params(path, params);
+        whisper_context *context = whisper_init_from_file_with_params_no_state(path, params);
         if (context == nullptr) {
             put(error, error_size, "was refused by whisper.cpp: %s",
                 last_log_error.empty() ? "no reason given" : last_log_error.c_str());
@@ -203,6 +255,17 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
     }
     try {
         whisper_context *context = model->context;
+        model->encoded = false;
+        if (model->state == nullptr) {
+            last_log_error.clear();
+            model->state = whisper_init_state(context);
+            if (model->state == nullptr) {
+                put(error, error_size, "whisper.cpp could not make a decoder state: %s",
+                    last_log_error.empty() ? "no reason given" : last_log_error.c_str());
+                return SSW_ERROR;
+            }
+        }
+        whisper_state *state = model->state;
         deadline limit;
         limit.limited = time_limit_ms > 0;
         limit.end = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
@@ -235,7 +298,7 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
         p.encoder_begin_callback_user_data = &limit;
 
         last_log_error.clear();
-        const int result = whisper_full(context, p, samples, sample_count);
+        const int result = whisper_full_with_state(context, state, p, samples, sample_count);
         if (limit.passed.load()) {
             put(error, error_size, "the transcription was stopped after its limit of %d ms", time_limit_ms);
             return SSW_TIMED_OUT;
@@ -249,13 +312,13 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
         double sum = 0;
         int counted = 0;
         const whisper_token eot = whisper_token_eot(context);
-        const int segments = whisper_full_n_segments(context);
+        const int segments = whisper_full_n_segments_from_state(state);
         for (int s = 0; s < segments; ++s) {
-            const char *segment = whisper_full_get_segment_text(context, s);
+            const char *segment = whisper_full_get_segment_text_from_state(state, s);
             if (segment) words += segment;
-            const int n = whisper_full_n_tokens(context, s);
+            const int n = whisper_full_n_tokens_from_state(state, s);
             for (int t = 0; t < n; ++t) {
-                const whisper_token_data data = whisper_full_get_token_data(context, s, t);
+                const whisper_token_data data = whisper_full_get_token_data_from_state(state, s, t);
                 if (data.id >= eot) continue;
                 sum += data.plog;
                 ++counted;
@@ -265,6 +328,8 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
         words = first == std::string::npos ? std::string() : words.substr(first);
         put(text, text_size, "%s", words.c_str());
         if (mean_logprob) *mean_logprob = counted > 0 ? sum / counted : 0;
+        model->prefix = decoding_prefix(context, p.initial_prompt);
+        model->encoded = true;
         return SSW_OK;
     } catch (const std::exception &e) {
         put(error, error_size, "whisper.cpp failed: %s", e.what());
@@ -274,8 +339,73 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
     return SSW_ERROR;
 }
 
+extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, int time_limit_ms, double *scores,
+                          int *token_counts, char *error, size_t error_size) {
+    if (model == nullptr || texts == nullptr || scores == nullptr || count < 0) {
+        put(error, error_size, "nothing to score (no model or no texts)");
+        return SSW_ERROR;
+    }
+    if (model->state == nullptr || !model->encoded) {
+        put(error, error_size, "no utterance to score against: ssw_transcribe must come first");
+        return SSW_ERROR;
+    }
+    try {
+        whisper_context *context = model->context;
+        whisper_state *state = model->state;
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
+        const whisper_token eot = whisper_token_eot(context);
+        const int vocabulary = whisper_n_vocab(context);
+        const int text_context = whisper_n_text_ctx(context);
+        auto decode = [&](const whisper_token *tokens, int n, int past) {
+            if (whisper_decode_with_state(context, state, tokens, n, past, model->threads) != 0)
+                throw std::runtime_error(last_log_error.empty() ? "the decoder failed" : last_log_error);
+        };
+        last_log_error.clear();
+        const std::vector<whisper_token> &prefix = model->prefix;
+        decode(prefix.data(), (int) prefix.size(), 0);
+        const std::vector<float> first(whisper_get_logits_from_state(state), whisper_get_logits_from_state(state) + vocabulary);
+        for (int c = 0; c < count; ++c) {
+            const std::vector<whisper_token> tokens = tokenize(context, texts[c] ? texts[c] : "");
+            if ((int) (prefix.size() + tokens.size()) + 1 > text_context) {
+                put(error, error_size, "text %d is too long to score (%zu tokens)", c + 1, tokens.size());
+                return SSW_ERROR;
+            }
+            double sum = 0;
+            const float *logits = first.data();
+            int past = (int) prefix.size();
+            for (const whisper_token token : tokens) {
+                if (token >= eot) continue;  // the text's own words only
+                sum += text_log_probability(logits, eot, token);
+                if (time_limit_ms > 0 && std::chrono::steady_clock::now() >= end) {
+                    put(error, error_size, "scoring was stopped after its limit of %d ms", time_limit_ms);
+                    return SSW_TIMED_OUT;
+                }
+                decode(&token, 1, past++);
+                logits = whisper_get_logits_from_state(state);
+            }
+            sum += text_log_probability(logits, eot, eot);
+            scores[c] = sum;
+            if (token_counts) token_counts[c] = (int) tokens.size() + 1;
+        }
+        return SSW_OK;
+    } catch (const std::exception &e) {
+        put(error, error_size, "whisper.cpp failed while scoring: %s", e.what());
+    } catch (...) {
+        put(error, error_size, "whisper.cpp failed while scoring (an unknown C++ exception)");
+    }
+    return SSW_ERROR;
+}
+
+extern "C" void ssw_release(ssw_model *model) {
+    if (model == nullptr) return;
+    if (model->state != nullptr) whisper_free_state(model->state);
+    model->state = nullptr;
+    model->encoded = false;
+}
+
 extern "C" void ssw_close(ssw_model *model) {
     if (model == nullptr) return;
+    ssw_release(model);
     whisper_free(model->context);
     delete model;
 }

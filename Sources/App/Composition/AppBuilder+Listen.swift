@@ -94,32 +94,42 @@ extension AppBuilder {
 /// What `listen` prints, and the audio it decodes.
 public enum ListenReport {
     /// The outcome; with a second recognizer also what each heard, the snap and the decision
-    /// (`pocketsphinx`, `transcript`, `snapped`, `snap_distance`, `decision`).
+    /// (`pocketsphinx`, `transcript`, `snapped`, `snap_distance`, `decision` and its `decision_reason`), and Whisper's
+    /// log probability of each sentence it scored (`whisper_scores`).
     static func json(_ result: VoiceResult, report: TwoRecognizerReport? = nil) -> String {
         struct First: Encodable { var text: String; var intent: String?; var confidence: Double }
         struct Accepted: Encodable {
             var text: String; var intent: String; var slots: [String: String]; var confidence: Double
             var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var transcript_log_probability: Double?; var decision: String?
+            var decision_reason: String?; var whisper_scores: [String: Double]?
         }
         struct Rejected: Encodable {
             var text: String; var rejected = true; var reason: String; var confidence: Double
             var pocketsphinx: First?; var transcript: String?; var snapped: String?; var snap_distance: Double?; var transcript_log_probability: Double?; var decision: String?
+            var decision_reason: String?; var whisper_scores: [String: Double]?
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let confidence = (result.confidence * 1000).rounded() / 1000
         let first = report.map { _ in First(text: result.text, intent: result.heard?.intent, confidence: confidence) }
+        let scores = report?.scores.map { s in
+            var all = [s.transcript, s.first, s.snapped].compactMap { $0 } + s.firstOpposites + s.snappedOpposites
+            all.sort { $0.logProbability > $1.logProbability }
+            return Dictionary(all.map { ($0.text, ($0.logProbability * 100).rounded() / 100) }, uniquingKeysWith: { a, _ in a })
+        }
         let data: Data?
         if let c = result.command {
             data = try? encoder.encode(Accepted(text: c.words, intent: c.intent, slots: c.slots, confidence: (c.confidence * 1000).rounded() / 1000,
                                                 pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
                                                 snap_distance: report?.snapDistance,
-                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
+                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue,
+                                                decision_reason: report?.decision.reason, whisper_scores: scores))
         } else {
             data = try? encoder.encode(Rejected(text: result.text, reason: result.rejection ?? "rejected", confidence: confidence,
                                                 pocketsphinx: first, transcript: report?.transcript, snapped: report?.snapped,
                                                 snap_distance: report?.snapDistance,
-                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue))
+                                                transcript_log_probability: report?.transcriptLogProbability, decision: report?.decision.outcome.rawValue,
+                                                decision_reason: report?.decision.reason, whisper_scores: scores))
         }
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }

@@ -47,17 +47,28 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// a garbled hearing of the same words, not another command.
     public var looseAgreement: Double
 
+    /// A command's sentence is about as likely as the transcript itself when Whisper scores it at most this much lower
+    /// per token (natural log): Whisper heard those words, however it chose to write them ("Nute beacon." for "mute
+    /// beacon"). Such a command is taken without the snapped transcript's say.
+    public var scoreGap: Double
+    /// A command that undoes another is taken on Whisper's scores only when its sentence beats every opposite's
+    /// ("Callouts off." against "Callouts on.") by at least this much (natural log, whole sentence); when an opposite
+    /// beats it by as much, it is never taken.
+    public var oppositeMargin: Double
+
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
-                looseAgreement: Double = 0.6) {
+                looseAgreement: Double = 0.6, scoreGap: Double = 1.5, oppositeMargin: Double = 2) {
         self.outOfGrammar = outOfGrammar
         self.strongSnap = strongSnap
         self.strongConfidence = strongConfidence
         self.sureTranscript = sureTranscript
         self.looseAgreement = looseAgreement
+        self.scoreGap = scoreGap
+        self.oppositeMargin = oppositeMargin
     }
 
     public static let standard = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9, sureTranscript: -0.5,
-                                                    looseAgreement: 0.6)
+                                                    looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 2)
 }
 
 /// What PocketSphinx made of an utterance, as far as the decision needs it.
@@ -87,6 +98,42 @@ public struct FirstOpinion: Sendable, Hashable {
     public init(_ result: VoiceResult) {
         self.init(text: result.text, command: result.command, heard: result.heard ?? result.command, confidence: result.confidence,
                   rejection: result.rejection, noSpeech: result.noSpeech)
+    }
+}
+
+/// How likely Whisper finds, for the same audio, the sentences the decision weighs: its own transcript (as kept,
+/// repeats collapsed), PocketSphinx's words, the transcript's nearest sentence, and the sentences of the commands that
+/// undo either. Scoring a few given sentences asks the model a narrower question than its free transcript answers:
+/// it tells "mute beacon" from "unmute beacon" where its transcript was "Nute beacon.".
+public struct SentenceScores: Sendable, Hashable, Codable {
+    public var transcript: ScoredText
+    /// PocketSphinx's words, when it heard any.
+    public var first: ScoredText?
+    /// A sentence of each command that undoes the one PocketSphinx heard.
+    public var firstOpposites: [ScoredText]
+    /// The transcript's nearest sentence, when it differs from PocketSphinx's words.
+    public var snapped: ScoredText?
+    /// A sentence of each command that undoes the snapped one.
+    public var snappedOpposites: [ScoredText]
+
+    public init(transcript: ScoredText, first: ScoredText? = nil, firstOpposites: [ScoredText] = [], snapped: ScoredText? = nil,
+                snappedOpposites: [ScoredText] = []) {
+        self.transcript = transcript
+        self.first = first
+        self.firstOpposites = firstOpposites
+        self.snapped = snapped
+        self.snappedOpposites = snappedOpposites
+    }
+
+    /// How much less likely than the transcript `sentence` is, per token of it (0 or less: as likely or more).
+    public func gap(_ sentence: ScoredText) -> Double {
+        (transcript.logProbability - sentence.logProbability) / Double(max(1, sentence.tokens))
+    }
+
+    /// How much more likely `sentence` is than the likeliest of `opposites` (infinity when there are none).
+    public static func margin(_ sentence: ScoredText, over opposites: [ScoredText]) -> Double {
+        guard let best = opposites.map(\.logProbability).max() else { return .infinity }
+        return sentence.logProbability - best
     }
 }
 
@@ -234,7 +281,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     ///   another (on/off, mute/unmute, …): those are taken only when both agree. Otherwise "Say that again?", never
     ///   a guess.
     /// - PocketSphinx heard no speech: nothing, whatever the transcript says (a neural model writes words into noise).
-    public static func decide(first: FirstOpinion, second: Snap?, transcriptLogProbability: Double? = nil,
+    public static func decide(first: FirstOpinion, second: Snap?, transcriptLogProbability: Double? = nil, scores: SentenceScores? = nil,
                               thresholds: DecisionThresholds = .standard) -> RecognizerDecision {
         guard let second else {
             if let command = first.command {
@@ -246,6 +293,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
             return RecognizerDecision(outcome: .rejected, command: nil, reason: first.rejection ?? "nothing heard")
         }
         if let opened = openName(first: first, second: second) ?? anchoredName(first: first, second: second) { return opened }
+        if let scores, let scored = byScores(first: first, scores: scores, thresholds: thresholds) { return scored }
         let transcript = "\"\(second.heard.joined(separator: " "))\""
         let distance = String(format: "%.2f", second.distance)
         let unsure = (transcriptLogProbability ?? -.infinity) < thresholds.sureTranscript
@@ -291,6 +339,28 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         let why = (secondStrong && undoesAnother(snapped)) || (firstStrong && firstCommand.map(undoesAnother) == true)
             ? "; a command that undoes another needs both to agree" : "; neither is sure enough"
         return RecognizerDecision(outcome: .askAgain, command: nil, reason: rivals + why)
+    }
+
+    /// The decision from Whisper's scores of PocketSphinx's words, when they settle it; nil to decide from the snapped
+    /// transcript.
+    /// - PocketSphinx's command is taken when Whisper finds its sentence about as likely as its own transcript
+    ///   (``DecisionThresholds/scoreGap``) and, for a command that undoes another, clearly likelier than every
+    ///   opposite's (``DecisionThresholds/oppositeMargin``).
+    /// - A command that undoes another whose opposite Whisper finds clearly likelier is never taken: "Say that again?".
+    static func byScores(first: FirstOpinion, scores: SentenceScores, thresholds: DecisionThresholds) -> RecognizerDecision? {
+        guard let command = first.command, let sentence = scores.first else { return nil }
+        let gap = scores.gap(sentence)
+        let margin = SentenceScores.margin(sentence, over: scores.firstOpposites)
+        let figures = String(format: "%.2f a token below the transcript \"%@\"", gap, scores.transcript.text)
+        if undoesAnother(command), margin <= -thresholds.oppositeMargin {
+            return RecognizerDecision(outcome: .askAgain, command: nil,
+                                      reason: "PocketSphinx heard \(command.intent), but Whisper finds the opposite likelier by "
+                                          + String(format: "%.1f", -margin) + "; a command that undoes another needs both to agree")
+        }
+        guard gap <= thresholds.scoreGap, !undoesAnother(command) || margin >= thresholds.oppositeMargin else { return nil }
+        let over = margin.isFinite ? String(format: ", %.1f above its opposite", margin) : ""
+        return RecognizerDecision(outcome: .agreed, command: command,
+                                  reason: "Whisper scores PocketSphinx's \"\(sentence.text)\" \(figures)\(over)")
     }
 
     /// Whether a second opinion can change what PocketSphinx decided: always, unless `everyUtterance` is false and

@@ -17,6 +17,8 @@ public struct TwoRecognizerReport: Sendable, Codable, Hashable {
     public var transcriberMilliseconds: Double?
     /// The transcript's mean token log probability (closer to 0 is surer).
     public var transcriptLogProbability: Double?
+    /// Whisper's scores of the sentences weighed (``SentenceScores``), when it gave them.
+    public var scores: SentenceScores?
     public var decision: RecognizerDecision
 }
 
@@ -37,6 +39,9 @@ public final class SecondOpinion: Sendable {
         var generation = -1
         var snappers: [ListeningState: GrammarSnapper] = [:]
         var prompt = ""
+        /// One sentence of each intent, and the parser of the whole grammar: for the commands that undo another.
+        var sentences: [String: [String]] = [:]
+        var parser: IntentParser?
     }
     private let prepared = Mutex(Prepared())
 
@@ -63,8 +68,42 @@ public final class SecondOpinion: Sendable {
             snappers[state] = GrammarSnapper(grammar: grammar.restricted(to: state.admits) ?? grammar, dictionary: words)
         }
         let prompt = Self.prompt(for: grammar)
-        prepared.withLock { $0 = Prepared(generation: generation, snappers: snappers, prompt: prompt) }
+        let parser = IntentParser(grammar: grammar)
+        var sentences: [String: [String]] = [:]
+        var sampler = GrammarSampler(grammar: grammar, seed: 1)
+        for words in sampler.phrasings() {
+            if let intent = parser.parse(words: words)?.intent, sentences[intent] == nil { sentences[intent] = words }
+        }
+        prepared.withLock { $0 = Prepared(generation: generation, snappers: snappers, prompt: prompt, sentences: sentences, parser: parser) }
         return true
+    }
+
+    /// Words as Whisper writes them: the first letter capital, a question mark after a question, else a full stop.
+    public static func written(_ words: [String]) -> String {
+        guard let head = words.first else { return "" }
+        let sentence = words.map { $0 == "i" ? "I" : $0 }.joined(separator: " ")
+        return sentence.prefix(1).uppercased() + sentence.dropFirst()
+            + (["where", "what", "what's", "how", "which", "who"].contains(head) ? "?" : ".")
+    }
+
+    /// A sentence of each command that undoes `command`, heard as `words`: the same words with the undoing word
+    /// swapped when that is a sentence of the grammar ("turn off callouts" for "turn on callouts"), else the grammar's
+    /// own sentence of the opposite intent.
+    public static func opposites(of command: RecognizedCommand?, words: [String], sentences: [String: [String]], parser: IntentParser?) -> [[String]] {
+        guard let intent = command?.knownIntent else { return [] }
+        var found: [[String]] = []
+        for opposite in intent.opposites.sorted(by: { $0.rawValue < $1.rawValue }) {
+            var chosen: [String]?
+            for (i, word) in words.enumerated() {
+                for (a, b) in Intent.undoingWords where word == a || word == b {
+                    var swapped = words
+                    swapped[i] = word == a ? b : a
+                    if chosen == nil, parser?.parse(words: swapped)?.intent == opposite.rawValue { chosen = swapped }
+                }
+            }
+            if let sentence = chosen ?? sentences[opposite.rawValue] { found.append(sentence) }
+        }
+        return found
     }
 
     /// The words to bias the transcriber toward, as sentences it might have written before: one command of each
@@ -115,16 +154,47 @@ public final class SecondOpinion: Sendable {
             return report
         }
         let floats = samples.map { Float($0) / 32_768 }
+        let (sentences, parser) = prepared.withLock { ($0.sentences, $0.parser) }
+        let firstWords = IntentParser.tokens(first.text).map(\.word)
         do {
-            let transcript = try transcriber.transcribe(floats, prompt: prompt)
-            let snap = snapper.snap(transcript.text)
+            // The sentences to score, chosen once the transcript is there: the transcript, PocketSphinx's words, the
+            // transcript's nearest sentence, and the opposites of both; `roles` says which is which.
+            var snap: Snap?
+            var roles: [(role: Int, words: [String])] = []
+            let transcript = try transcriber.transcribe(floats, prompt: prompt) { transcript in
+                let snapped = snapper.snap(transcript.text)
+                snap = snapped
+                guard !firstWords.isEmpty else { return [] }
+                roles = [(1, firstWords)]
+                roles += Self.opposites(of: opinion.command ?? opinion.heard, words: firstWords, sentences: sentences, parser: parser).map { (2, $0) }
+                if !snapped.sentence.isEmpty, snapped.sentence != firstWords {
+                    roles.append((3, snapped.sentence))
+                    roles += Self.opposites(of: snapped.command, words: snapped.sentence, sentences: sentences, parser: parser).map { (4, $0) }
+                }
+                return [transcript.text] + roles.map { Self.written($0.words) }
+            }
+            let snapped = snap ?? snapper.snap(transcript.text)
             report.transcript = transcript.text
             report.transcriberMilliseconds = transcript.milliseconds
             report.transcriptLogProbability = transcript.meanLogProbability
-            report.snapped = snap.sentence.joined(separator: " ")
-            report.snapDistance = (snap.distance * 1000).rounded() / 1000
-            report.decision = RecognizerDecision.decide(first: opinion, second: snap,
-                                                        transcriptLogProbability: transcript.meanLogProbability, thresholds: thresholds)
+            report.snapped = snapped.sentence.joined(separator: " ")
+            report.snapDistance = (snapped.distance * 1000).rounded() / 1000
+            if transcript.scored.count == roles.count + 1, let own = transcript.scored.first {
+                var scores = SentenceScores(transcript: own)
+                for (role, scored) in zip(roles.map(\.role), transcript.scored.dropFirst()) {
+                    switch role {
+                    case 1: scores.first = scored
+                    case 2: scores.firstOpposites.append(scored)
+                    case 3: scores.snapped = scored
+                    default: scores.snappedOpposites.append(scored)
+                    }
+                }
+                report.scores = scores
+            } else if let problem = transcript.scoringProblem {
+                report.problem = problem
+            }
+            report.decision = RecognizerDecision.decide(first: opinion, second: snapped, transcriptLogProbability: transcript.meanLogProbability,
+                                                        scores: report.scores, thresholds: thresholds)
         } catch {
             // PocketSphinx alone, as without a second recognizer, except that a command that undoes another is never
             // taken unchecked; the reason is in the report.

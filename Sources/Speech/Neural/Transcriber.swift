@@ -4,13 +4,36 @@ public struct Transcript: Sendable, Hashable, Codable {
     public var text: String
     /// The mean log probability of the tokens written, when the model gives one (closer to 0 is surer).
     public var meanLogProbability: Double?
-    /// How long the transcription took, in milliseconds.
+    /// How long the transcription took, in milliseconds (scoring included).
     public var milliseconds: Double
+    /// How likely the model finds other texts for the same audio (``Transcriber/transcribe(_:prompt:scoring:)``),
+    /// in the order they were asked for; empty when none were asked for or the model cannot score.
+    public var scored: [ScoredText]
+    /// Why the texts asked for were not scored, when they were not.
+    public var scoringProblem: String?
 
-    public init(text: String, meanLogProbability: Double? = nil, milliseconds: Double = 0) {
+    public init(text: String, meanLogProbability: Double? = nil, milliseconds: Double = 0, scored: [ScoredText] = [],
+                scoringProblem: String? = nil) {
         self.text = text
         self.meanLogProbability = meanLogProbability
         self.milliseconds = milliseconds
+        self.scored = scored
+        self.scoringProblem = scoringProblem
+    }
+}
+
+/// A text and the log probability a neural recognizer gives it as the transcript of an utterance: the sum over its
+/// tokens and the end of the text, so texts of the same utterance compare directly.
+public struct ScoredText: Sendable, Hashable, Codable {
+    public var text: String
+    public var logProbability: Double
+    /// Tokens summed, the end of the text included.
+    public var tokens: Int
+
+    public init(text: String, logProbability: Double, tokens: Int) {
+        self.text = text
+        self.logProbability = logProbability
+        self.tokens = tokens
     }
 }
 
@@ -20,4 +43,15 @@ public protocol Transcriber: AnyObject, Sendable {
     /// Transcribes 16 kHz mono samples (−1…1). `prompt` lists words the utterance may contain (command words,
     /// names of places, markers and routes nearby), to bias the model toward them.
     func transcribe(_ samples: [Float], prompt: String) throws -> Transcript
+
+    /// Transcribes, then scores the texts `candidates` names once it has seen the transcript (sentences of the
+    /// grammar, written as the model writes: "Callouts off."), against the same audio: ``Transcript/scored``.
+    /// A model that cannot score returns the transcript alone.
+    func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript
+}
+
+extension Transcriber {
+    public func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
+        try transcribe(samples, prompt: prompt)
+    }
 }

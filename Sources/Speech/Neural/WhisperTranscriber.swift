@@ -53,7 +53,9 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     // handle is only touched inside `model`'s lock.
 
     public struct Configuration: Sendable, Equatable {
-        /// Threads whisper.cpp computes on.
+        /// Threads whisper.cpp computes on. One by default: ggml's threads wait for each other by spinning, so on a
+        /// machine whose other core is busy (the audio, PocketSphinx, another program) two threads took several times
+        /// longer than one (docs/measurements.md, "Second recognizer").
         public var threads: Int
         /// Encoder frames (20 ms each) given beyond the utterance's own: without this margin the model, seeing no
         /// silence after the words, tends to repeat them.
@@ -64,7 +66,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         /// A transcription still running after this long is stopped (``WhisperError/Kind/timedOut``).
         public var timeLimit: Duration
 
-        public init(threads: Int = 2, contextMargin: Int = 50, baseTokens: Int = 8, tokensPerSecond: Double = 4,
+        public init(threads: Int = 1, contextMargin: Int = 50, baseTokens: Int = 8, tokensPerSecond: Double = 4,
                     timeLimit: Duration = .seconds(3)) {
             self.threads = threads
             self.contextMargin = contextMargin
@@ -82,6 +84,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
 
     private let library: UnsafeMutableRawPointer
     private let transcribeFunction: ssw_transcribe_fn
+    private let scoreFunction: ssw_score_fn
+    private let releaseFunction: ssw_release_fn
     private let closeFunction: ssw_close_fn
     private let model: Mutex<OpaquePointer?>
 
@@ -111,6 +115,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let open = try symbol("ssw_open", as: ssw_open_fn.self)
         let describe = try symbol("ssw_describe", as: ssw_describe_fn.self)
         let transcribe = try symbol("ssw_transcribe", as: ssw_transcribe_fn.self)
+        let score = try symbol("ssw_score", as: ssw_score_fn.self)
+        let release = try symbol("ssw_release", as: ssw_release_fn.self)
         let close = try symbol("ssw_close", as: ssw_close_fn.self)
         guard FileManager.default.fileExists(atPath: modelPath) else {
             dlclose(handle)
@@ -130,6 +136,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         self.modelDescription = Self.string(description)
         self.library = handle
         self.transcribeFunction = transcribe
+        self.scoreFunction = score
+        self.releaseFunction = release
         self.closeFunction = close
         self.model = Mutex(loaded)
     }
@@ -149,29 +157,56 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     }
 
     public func transcribe(_ samples: [Float], prompt: String) throws -> Transcript {
+        try transcribe(samples, prompt: prompt, scoring: { _ in [] })
+    }
+
+    /// Transcribes, then scores the candidates against the same audio while its encoding is still at hand, then
+    /// frees the decoder's state (whisper.cpp's buffers for one utterance, about 100 MB once touched; making it again
+    /// costs a few milliseconds). A scoring that fails or runs out of time leaves the transcript without scores and
+    /// says why in ``Transcript/scoringProblem``.
+    public func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
         let started = ContinuousClock.now
         guard !samples.isEmpty else { return Transcript(text: "", meanLogProbability: nil, milliseconds: 0) }
         let seconds = Double(samples.count) / 16_000
         let context = Self.audioContext(sampleCount: samples.count, margin: configuration.contextMargin)
         let tokens = configuration.baseTokens + Int((seconds * configuration.tokensPerSecond).rounded(.up))
-        let limit = configuration.timeLimit.components
-        let limitMilliseconds = Int32(clamping: limit.seconds * 1_000 + limit.attoseconds / 1_000_000_000_000_000)
+        func milliseconds(_ duration: Duration) -> Int32 {
+            let parts = duration.components
+            return max(1, Int32(clamping: parts.seconds * 1_000 + parts.attoseconds / 1_000_000_000_000_000))
+        }
         var text = [CChar](repeating: 0, count: 4_096)
         var error = [CChar](repeating: 0, count: 1_024)
         var logProbability = 0.0
+        var transcript: Transcript?
         let result: Int32 = model.withLock { loaded in
             guard let loaded else { return SSW_ERROR }
-            return samples.withUnsafeBufferPointer { buffer in
+            defer { releaseFunction(loaded) }
+            let result = samples.withUnsafeBufferPointer { buffer in
                 transcribeFunction(loaded, buffer.baseAddress, Int32(buffer.count), prompt.isEmpty ? nil : prompt,
-                                   Int32(context), Int32(tokens), max(1, limitMilliseconds), &text, text.count,
+                                   Int32(context), Int32(tokens), milliseconds(configuration.timeLimit), &text, text.count,
                                    &logProbability, &error, error.count)
             }
+            guard result == SSW_OK else { return result }
+            let words = Self.collapsingRepeats(Self.string(text))
+            var written = Transcript(text: words, meanLogProbability: words.isEmpty ? nil : logProbability)
+            let texts = candidates(written)
+            if !texts.isEmpty {
+                let left = configuration.timeLimit - (ContinuousClock.now - started)
+                if left <= .zero {
+                    written.scoringProblem = "no time was left to score \(texts.count) sentences within \(configuration.timeLimit)"
+                } else {
+                    written.scored = score(texts, model: loaded, limit: milliseconds(left), problem: &written.scoringProblem)
+                }
+            }
+            transcript = written
+            return SSW_OK
         }
-        let milliseconds = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000
+        let elapsed = Double((ContinuousClock.now - started) / .microseconds(1)) / 1_000
         switch result {
         case SSW_OK:
-            let words = Self.collapsingRepeats(Self.string(text))
-            return Transcript(text: words, meanLogProbability: words.isEmpty ? nil : logProbability, milliseconds: milliseconds)
+            var done = transcript ?? Transcript(text: "")
+            done.milliseconds = elapsed
+            return done
         case SSW_TIMED_OUT:
             throw WhisperError(.timedOut, "Whisper took longer than \(configuration.timeLimit) on an utterance of "
                                + String(format: "%.1f s", seconds) + " and was stopped (\(Self.string(error)))")
@@ -179,6 +214,25 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             throw WhisperError(.failed, "Whisper could not transcribe an utterance of " + String(format: "%.1f s", seconds)
                                + " with \(modelPath): \(Self.string(error))")
         }
+    }
+
+    /// Scores `texts` (each given a leading space, as Whisper's transcripts begin) against the utterance just
+    /// transcribed; call with the model's lock held.
+    private func score(_ texts: [String], model loaded: OpaquePointer, limit: Int32, problem: inout String?) -> [ScoredText] {
+        var scores = [Double](repeating: 0, count: texts.count)
+        var counts = [Int32](repeating: 0, count: texts.count)
+        var error = [CChar](repeating: 0, count: 1_024)
+        let spaced = texts.map { " " + $0 }
+        var pointers = spaced.map { strdup($0).map { UnsafePointer($0) } }
+        defer { for pointer in pointers { free(UnsafeMutablePointer(mutating: pointer)) } }
+        let result = pointers.withUnsafeMutableBufferPointer { list in
+            scoreFunction(loaded, list.baseAddress, Int32(texts.count), limit, &scores, &counts, &error, error.count)
+        }
+        guard result == SSW_OK else {
+            problem = "Whisper could not score \(texts.count) sentences: \(Self.string(error))"
+            return []
+        }
+        return texts.indices.map { ScoredText(text: texts[$0], logProbability: scores[$0], tokens: Int(counts[$0])) }
     }
 
     /// Whisper, given a short window, sometimes writes the same words again and again ("Where am I? Where am I?
