@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <malloc.h>
 #include <mutex>
 #include <stdexcept>
 #include <algorithm>
@@ -401,6 +402,9 @@ extern "C" void ssw_release(ssw_model *model) {
     if (model->state != nullptr) whisper_free_state(model->state);
     model->state = nullptr;
     model->encoded = false;
+    // The state's many smaller blocks (the decoder's logits for a whole prompt alone are about 46 MB) were freed into
+    // the calling thread's malloc arena, which glibc keeps unless asked: hand them back to the system.
+    malloc_trim(0);
 }
 
 extern "C" void ssw_close(ssw_model *model) {

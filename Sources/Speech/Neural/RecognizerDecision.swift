@@ -351,7 +351,8 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         guard let command = first.command, let sentence = scores.first else { return nil }
         let gap = scores.gap(sentence)
         let margin = SentenceScores.margin(sentence, over: scores.firstOpposites)
-        let figures = String(format: "%.2f a token below the transcript \"%@\"", gap, scores.transcript.text)
+        let figures = gap <= 0 ? "at least as likely as its transcript \"\(scores.transcript.text)\""
+            : String(format: "%.2f a token below its transcript \"%@\"", gap, scores.transcript.text)
         if undoesAnother(command), margin <= -thresholds.oppositeMargin {
             return RecognizerDecision(outcome: .askAgain, command: nil,
                                       reason: "PocketSphinx heard \(command.intent), but Whisper finds the opposite likelier by "
