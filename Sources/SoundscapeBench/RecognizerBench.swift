@@ -253,11 +253,12 @@ enum RecognizerBench {
                                         first: first, snap: snap, logProbability: logProbability, transcriberMilliseconds: whisperMs,
                                         scores: scores))
                 let gap = scores.flatMap { s in s.first.map { String(format: "%.2f", s.gap($0)) } } ?? "-"
+                let mean = scores.flatMap { s in s.first.map { String(format: "%.2f", $0.logProbability / Double(max(1, $0.tokens))) } } ?? "-"
                 let margin = scores.flatMap { s in s.first.map { SentenceScores.margin($0, over: s.firstOpposites) } }
                     .map { $0.isFinite ? String(format: "%.1f", $0) : "inf" } ?? "-"
                 printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))"
                            + "\t\(first.text)\t\(snap.map { $0.heard.joined(separator: " ") } ?? "-")\t\(snap.map { String(format: "%.2f", $0.distance) } ?? "-")"
-                           + "\t\(gap)\t\(margin)")
+                           + "\t\(gap)\t\(margin)\t\(mean)")
                 done += 1
                 if done % 50 == 0 {
                     printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
@@ -278,10 +279,11 @@ enum RecognizerBench {
     }
 
     /// The decision made again from the same two opinions with other thresholds.
-    static func redecide(_ o: Outcome, _ t: DecisionThresholds) -> RecognizedCommand? {
+    /// `withScores` false: as the decision was before Whisper scored sentences (the transcript and its snap alone).
+    static func redecide(_ o: Outcome, _ t: DecisionThresholds, withScores: Bool = true) -> RecognizedCommand? {
         guard o.snap != nil || o.first.noSpeech || o.first.text.isEmpty else { return o.taken }
-        return RecognizerDecision.decide(first: o.first, second: o.snap, transcriptLogProbability: o.logProbability, scores: o.scores,
-                                         thresholds: t).command
+        return RecognizerDecision.decide(first: o.first, second: o.snap, transcriptLogProbability: o.logProbability,
+                                         scores: withScores ? o.scores : nil, thresholds: t).command
     }
 
     /// Chooses ``DecisionThresholds`` on the espeak-ng utterances alone (a grid; every command right counts one, every
@@ -304,27 +306,30 @@ enum RecognizerBench {
         }
         var best = DecisionThresholds.standard, bestScore = score(tuning, .standard)
         let shipped = bestScore
-        for outOfGrammar in [0.25, 0.3, 0.35, 0.4, 0.45, 0.5] {
-            for strongSnap in [0.05, 0.08, 0.12, 0.16, 0.2] where strongSnap < outOfGrammar {
-                for strongConfidence in [0.8, 0.9, 0.95] {
-                    for sure in [-0.3, -0.5, -0.8] {
-                        for loose in [0.4, 0.5, 0.6, 0.7] {
-                            for gap in [0.5, 1, 1.5, 2, 2.5] {
-                                for margin in [1.0, 2, 3, 4] {
-                                    let t = DecisionThresholds(outOfGrammar: outOfGrammar, strongSnap: strongSnap, strongConfidence: strongConfidence,
-                                                               sureTranscript: sure, looseAgreement: loose, scoreGap: gap, oppositeMargin: margin)
-                                    let sc = score(tuning, t)
-                                    if sc > bestScore { best = t; bestScore = sc }
-                                }
-                            }
-                        }
-                    }
+        // Coordinate descent over each threshold's values in turn, from the shipped ones, until a round changes
+        // nothing (a full grid of nine thresholds would be hundreds of thousands of re-decisions of every utterance).
+        let axes: [(WritableKeyPath<DecisionThresholds, Double>, [Double])] = [
+            (\.outOfGrammar, [0.25, 0.3, 0.35, 0.4, 0.45, 0.5]), (\.strongSnap, [0.05, 0.08, 0.12, 0.16, 0.2]),
+            (\.strongConfidence, [0.8, 0.9, 0.95]), (\.sureTranscript, [-0.3, -0.5, -0.8]), (\.looseAgreement, [0.4, 0.5, 0.6, 0.7]),
+            (\.scoreGap, [0.5, 1, 1.5, 2, 2.5]), (\.oppositeMargin, [1, 2, 3, 4]), (\.scoreFloor, [-2, -2.5, -3, -4, -100]),
+            (\.scoreVeto, [1.5, 2, 3, 4, 100]),
+        ]
+        for _ in 0..<4 {
+            var changed = false
+            for (axis, values) in axes {
+                for value in values where value != best[keyPath: axis] {
+                    var t = best
+                    t[keyPath: axis] = value
+                    guard t.strongSnap < t.outOfGrammar else { continue }
+                    let sc = score(tuning, t)
+                    if sc > bestScore { best = t; bestScore = sc; changed = true }
                 }
             }
+            if !changed { break }
         }
         let tag = quick ? "ASR2 quick" : "ASR2"
         printError("bench: thresholds fitted on espeak-ng: outOfGrammar \(best.outOfGrammar), strongSnap \(best.strongSnap), strongConfidence \(best.strongConfidence), "
-                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin) (score \(Int(bestScore)), shipped \(Int(shipped)))")
+                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto) (score \(Int(bestScore)), shipped \(Int(shipped)))")
         var figures: [BenchFigure] = []
         func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
         for synth in BenchVoice.Synthesizer.allCases where synth != .espeak {
@@ -341,6 +346,21 @@ enum RecognizerBench {
         }
         figures.append(BenchFigure("\(tag) with thresholds fitted on espeak-ng: opposite meaning, whole corpus",
                                    Double(outcomes.filter { opposite($0.expected, redecide($0, best)) }.count), ""))
+        // Before Whisper scored sentences: the same utterances decided from the transcript's snap alone, shipped thresholds.
+        for synth in BenchVoice.Synthesizer.allCases {
+            let mine = outcomes.filter { $0.voice.synthesizer == synth }
+            guard !mine.isEmpty else { continue }
+            for condition in conditions {
+                let cmds = mine.filter { $0.condition == condition && $0.expected != nil }
+                let right = cmds.filter { same($0.expected, redecide($0, .standard, withScores: false)) }.count
+                figures.append(BenchFigure("\(tag) \(synth.rawValue) without sentence scores: commands right, \(condition.label)", pct(right, cmds.count), "%"))
+            }
+            let everyday = mine.filter { $0.expected == nil }
+            figures.append(BenchFigure("\(tag) \(synth.rawValue) without sentence scores: ordinary speech rejected",
+                                       pct(everyday.filter { redecide($0, .standard, withScores: false) == nil }.count, everyday.count), "%"))
+        }
+        figures.append(BenchFigure("\(tag) without sentence scores: opposite meaning, whole corpus",
+                                   Double(outcomes.filter { opposite($0.expected, redecide($0, .standard, withScores: false)) }.count), ""))
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
         return figures
     }

@@ -79,10 +79,14 @@ struct RecognizerDecisionTests {
         #expect(d.outcome == .agreed, "\(d)")
         #expect(d.command?.intent == "callouts_off")
 
-        // The opposite scored about as high: Whisper cannot tell them apart, so the scores settle nothing.
+        // The opposite scored about as high: Whisper cannot tell them apart, so it is not taken, even where both
+        // recognizers wrote the same words (in a 5 dB crowd both heard "beacon distance on" for "beacon distance off").
         var close = scores
         close.firstOpposites = [Self.scored("Callouts on.", -14.5)]
-        #expect(RecognizerDecision.decide(first: first, second: garbled, scores: close).outcome == .outOfGrammar)
+        #expect(RecognizerDecision.decide(first: first, second: garbled, scores: close).outcome == .askAgain)
+        let bothWrong = RecognizerDecision.decide(first: first, second: Self.snap("callouts_off", distance: 0.2), scores: close)
+        #expect(bothWrong.outcome == .askAgain, "\(bothWrong)")
+        #expect(bothWrong.command == nil)
         // The opposite clearly likelier: never taken, whatever else agrees.
         var opposite = scores
         opposite.firstOpposites = [Self.scored("Callouts on.", -9)]

@@ -55,9 +55,18 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// ("Callouts off." against "Callouts on.") by at least this much (natural log, whole sentence); when an opposite
     /// beats it by as much, it is never taken.
     public var oppositeMargin: Double
+    /// A command's sentence is taken on Whisper's scores only when it is itself this likely or more (mean natural log
+    /// per token): beside a transcript of nonsense (a crowd, a voice it cannot follow) any sentence is "about as
+    /// likely", and that says nothing.
+    public var scoreFloor: Double
+    /// PocketSphinx's command whose sentence Whisper scores more than this (natural log per token) below its own
+    /// transcript was not what was said: it is not taken on PocketSphinx's word ("the library has a new book" heard as
+    /// "preview library").
+    public var scoreVeto: Double
 
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
-                looseAgreement: Double = 0.6, scoreGap: Double = 1.5, oppositeMargin: Double = 2) {
+                looseAgreement: Double = 0.6, scoreGap: Double = 1.5, oppositeMargin: Double = 2, scoreFloor: Double = -3,
+                scoreVeto: Double = 3) {
         self.outOfGrammar = outOfGrammar
         self.strongSnap = strongSnap
         self.strongConfidence = strongConfidence
@@ -65,10 +74,13 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
         self.looseAgreement = looseAgreement
         self.scoreGap = scoreGap
         self.oppositeMargin = oppositeMargin
+        self.scoreFloor = scoreFloor
+        self.scoreVeto = scoreVeto
     }
 
     public static let standard = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9, sureTranscript: -0.5,
-                                                    looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 2)
+                                                    looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 2,
+                                                    scoreFloor: -3, scoreVeto: 3)
 }
 
 /// What PocketSphinx made of an utterance, as far as the decision needs it.
@@ -281,6 +293,10 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     ///   another (on/off, mute/unmute, …): those are taken only when both agree. Otherwise "Say that again?", never
     ///   a guess.
     /// - PocketSphinx heard no speech: nothing, whatever the transcript says (a neural model writes words into noise).
+    ///
+    /// With Whisper's `scores` of the sentences in question, they come first (``byScores(first:scores:thresholds:)``):
+    /// PocketSphinx's command scored about as likely as the transcript is taken, and one scored far below it
+    /// (``DecisionThresholds/scoreVeto``) no longer stands on PocketSphinx's word.
     public static func decide(first: FirstOpinion, second: Snap?, transcriptLogProbability: Double? = nil, scores: SentenceScores? = nil,
                               thresholds: DecisionThresholds = .standard) -> RecognizerDecision {
         guard let second else {
@@ -293,7 +309,11 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
             return RecognizerDecision(outcome: .rejected, command: nil, reason: first.rejection ?? "nothing heard")
         }
         if let opened = openName(first: first, second: second) ?? anchoredName(first: first, second: second) { return opened }
-        if let scores, let scored = byScores(first: first, scores: scores, thresholds: thresholds) { return scored }
+        if let scores, let scored = byScores(first: first, second: second, scores: scores, thresholds: thresholds) { return scored }
+        var first = first
+        if let scores, let sentence = scores.first, first.command != nil, scores.gap(sentence) > thresholds.scoreVeto {
+            first.command = nil   // heard, but not taken on PocketSphinx's word: the transcript may still agree with it
+        }
         let transcript = "\"\(second.heard.joined(separator: " "))\""
         let distance = String(format: "%.2f", second.distance)
         let unsure = (transcriptLogProbability ?? -.infinity) < thresholds.sureTranscript
@@ -343,22 +363,27 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
 
     /// The decision from Whisper's scores of PocketSphinx's words, when they settle it; nil to decide from the snapped
     /// transcript.
+    /// - A command that undoes another, which PocketSphinx took (or heard, and the transcript is that command or its
+    ///   opposite), is taken only when Whisper scores its sentence clearly above every opposite's
+    ///   (``DecisionThresholds/oppositeMargin``); otherwise "Say that again?", even when both recognizers wrote the
+    ///   same words — in a crowd both have heard "beacon distance on" for "beacon distance off".
     /// - PocketSphinx's command is taken when Whisper finds its sentence about as likely as its own transcript
-    ///   (``DecisionThresholds/scoreGap``) and, for a command that undoes another, clearly likelier than every
-    ///   opposite's (``DecisionThresholds/oppositeMargin``).
-    /// - A command that undoes another whose opposite Whisper finds clearly likelier is never taken: "Say that again?".
-    static func byScores(first: FirstOpinion, scores: SentenceScores, thresholds: DecisionThresholds) -> RecognizerDecision? {
-        guard let command = first.command, let sentence = scores.first else { return nil }
+    ///   (``DecisionThresholds/scoreGap``) and likely in itself (``DecisionThresholds/scoreFloor``).
+    static func byScores(first: FirstOpinion, second: Snap, scores: SentenceScores, thresholds: DecisionThresholds) -> RecognizerDecision? {
+        guard let sentence = scores.first, let heard = first.command ?? first.heard else { return nil }
         let gap = scores.gap(sentence)
         let margin = SentenceScores.margin(sentence, over: scores.firstOpposites)
+        let related = second.command.map { $0.intent == heard.intent || (heard.knownIntent?.opposites.map(\.rawValue).contains($0.intent) ?? false) } ?? false
+        if undoesAnother(heard), margin < thresholds.oppositeMargin, first.command != nil || related {
+            return RecognizerDecision(outcome: .askAgain, command: nil,
+                                      reason: "PocketSphinx heard \(heard.intent), which undoes another command, and Whisper scores it only "
+                                          + String(format: "%.1f", margin) + " above its opposite; both must be sure")
+        }
+        guard let command = first.command else { return nil }
         let figures = gap <= 0 ? "at least as likely as its transcript \"\(scores.transcript.text)\""
             : String(format: "%.2f a token below its transcript \"%@\"", gap, scores.transcript.text)
-        if undoesAnother(command), margin <= -thresholds.oppositeMargin {
-            return RecognizerDecision(outcome: .askAgain, command: nil,
-                                      reason: "PocketSphinx heard \(command.intent), but Whisper finds the opposite likelier by "
-                                          + String(format: "%.1f", -margin) + "; a command that undoes another needs both to agree")
-        }
-        guard gap <= thresholds.scoreGap, !undoesAnother(command) || margin >= thresholds.oppositeMargin else { return nil }
+        let mean = sentence.logProbability / Double(max(1, sentence.tokens))
+        guard gap <= thresholds.scoreGap, mean >= thresholds.scoreFloor else { return nil }
         let over = margin.isFinite ? String(format: ", %.1f above its opposite", margin) : ""
         return RecognizerDecision(outcome: .agreed, command: command,
                                   reason: "Whisper scores PocketSphinx's \"\(sentence.text)\" \(figures)\(over)")
