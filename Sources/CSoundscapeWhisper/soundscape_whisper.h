@@ -43,11 +43,12 @@ int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, con
 
 /* Scores texts against the utterance of the last successful ssw_transcribe on this model, after the same prompt:
  * scores[i] is the sum of the log probabilities Whisper gives the tokens of texts[i] and then the end of the text,
+ * end_scores[i] (may be NULL) the last of these alone (the end of the text, low where the model expects more words),
  * token_counts[i] (may be NULL) how many that was. A text is scored as a transcript would be written (a leading
  * space, its own case and punctuation). Returns SSW_OK, or SSW_ERROR / SSW_TIMED_OUT with a sentence in `error`.
  * One call at a time per model. */
 int ssw_score(ssw_model *model, const char *const *texts, int count, int time_limit_ms, double *scores,
-              int *token_counts, char *error, size_t error_size);
+              double *end_scores, int *token_counts, char *error, size_t error_size);
 
 /* Frees what the last transcription kept for scoring (the decoder state and its buffers, most of what Whisper
  * holds beyond its weights); the next ssw_transcribe makes it again. */
@@ -61,7 +62,7 @@ typedef ssw_model *(*ssw_open_fn)(const char *, int, char *, size_t);
 typedef void (*ssw_describe_fn)(const ssw_model *, char *, size_t);
 typedef int (*ssw_transcribe_fn)(ssw_model *, const float *, int, const char *, int, int, int, char *, size_t,
                                  double *, char *, size_t);
-typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, double *, int *, char *, size_t);
+typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, double *, double *, int *, char *, size_t);
 typedef void (*ssw_release_fn)(ssw_model *);
 typedef void (*ssw_close_fn)(ssw_model *);
 

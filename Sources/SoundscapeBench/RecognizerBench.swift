@@ -253,7 +253,7 @@ enum RecognizerBench {
                                         first: first, snap: snap, logProbability: logProbability, transcriberMilliseconds: whisperMs,
                                         scores: scores))
                 let gap = scores.flatMap { s in s.first.map { String(format: "%.2f", s.gap($0)) } } ?? "-"
-                let mean = scores.flatMap { s in s.first.map { String(format: "%.2f", $0.logProbability / Double(max(1, $0.tokens))) } } ?? "-"
+                let mean = scores.flatMap { s in s.first.map { String(format: "%.2f", $0.wordsMean) } } ?? "-"
                 let margin = scores.flatMap { s in s.first.map { SentenceScores.margin($0, over: s.firstOpposites) } }
                     .map { $0.isFinite ? String(format: "%.1f", $0) : "inf" } ?? "-"
                 printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))"

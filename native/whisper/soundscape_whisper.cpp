@@ -341,7 +341,7 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
 }
 
 extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, int time_limit_ms, double *scores,
-                          int *token_counts, char *error, size_t error_size) {
+                          double *end_scores, int *token_counts, char *error, size_t error_size) {
     if (model == nullptr || texts == nullptr || scores == nullptr || count < 0) {
         put(error, error_size, "nothing to score (no model or no texts)");
         return SSW_ERROR;
@@ -384,8 +384,9 @@ extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, 
                 decode(&token, 1, past++);
                 logits = whisper_get_logits_from_state(state);
             }
-            sum += text_log_probability(logits, eot, eot);
-            scores[c] = sum;
+            const double end = text_log_probability(logits, eot, eot);
+            scores[c] = sum + end;
+            if (end_scores) end_scores[c] = end;
             if (token_counts) token_counts[c] = (int) tokens.size() + 1;
         }
         return SSW_OK;

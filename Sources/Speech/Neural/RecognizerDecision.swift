@@ -55,8 +55,8 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// ("Callouts off." against "Callouts on.") by at least this much (natural log, whole sentence); when an opposite
     /// beats it by as much, it is never taken.
     public var oppositeMargin: Double
-    /// A command's sentence is taken on Whisper's scores only when it is itself this likely or more (mean natural log
-    /// per token): beside a transcript of nonsense (a crowd, a voice it cannot follow) any sentence is "about as
+    /// A command's sentence is taken on Whisper's scores only when its words are themselves this likely or more (mean
+    /// natural log per token, the end of the text left out: Whisper often expects the command to be said again): beside a transcript of nonsense (a crowd, a voice it cannot follow) any sentence is "about as
     /// likely", and that says nothing.
     public var scoreFloor: Double
     /// PocketSphinx's command whose sentence Whisper scores more than this (natural log per token) below its own
@@ -78,9 +78,11 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
         self.scoreVeto = scoreVeto
     }
 
-    public static let standard = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9, sureTranscript: -0.5,
-                                                    looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 2,
-                                                    scoreFloor: -3, scoreVeto: 3)
+    /// Fitted on espeak-ng voices alone (`soundscape-bench --only asr --quick`), festival and Piper held out
+    /// (docs/measurements.md, "Whisper scores the sentences in question").
+    public static let standard = DecisionThresholds(outOfGrammar: 0.45, strongSnap: 0.16, strongConfidence: 0.9, sureTranscript: -0.3,
+                                                    looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 3,
+                                                    scoreFloor: -4, scoreVeto: 1.5)
 }
 
 /// What PocketSphinx made of an utterance, as far as the decision needs it.
@@ -382,8 +384,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         guard let command = first.command else { return nil }
         let figures = gap <= 0 ? "at least as likely as its transcript \"\(scores.transcript.text)\""
             : String(format: "%.2f a token below its transcript \"%@\"", gap, scores.transcript.text)
-        let mean = sentence.logProbability / Double(max(1, sentence.tokens))
-        guard gap <= thresholds.scoreGap, mean >= thresholds.scoreFloor else { return nil }
+        guard gap <= thresholds.scoreGap, sentence.wordsMean >= thresholds.scoreFloor else { return nil }
         let over = margin.isFinite ? String(format: ", %.1f above its opposite", margin) : ""
         return RecognizerDecision(outcome: .agreed, command: command,
                                   reason: "Whisper scores PocketSphinx's \"\(sentence.text)\" \(figures)\(over)")

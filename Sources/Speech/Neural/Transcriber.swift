@@ -27,14 +27,21 @@ public struct Transcript: Sendable, Hashable, Codable {
 public struct ScoredText: Sendable, Hashable, Codable {
     public var text: String
     public var logProbability: Double
+    /// The part of ``logProbability`` that is the end of the text coming there (low where the model expects more words,
+    /// as Whisper does when it would repeat a short command).
+    public var endLogProbability: Double
     /// Tokens summed, the end of the text included.
     public var tokens: Int
 
-    public init(text: String, logProbability: Double, tokens: Int) {
+    public init(text: String, logProbability: Double, endLogProbability: Double = 0, tokens: Int) {
         self.text = text
         self.logProbability = logProbability
+        self.endLogProbability = endLogProbability
         self.tokens = tokens
     }
+
+    /// The mean log probability of the words' own tokens, without the end of the text.
+    public var wordsMean: Double { (logProbability - endLogProbability) / Double(max(1, tokens - 1)) }
 }
 
 /// A second recognizer that writes down an utterance's words without a grammar (Whisper through whisper.cpp in the

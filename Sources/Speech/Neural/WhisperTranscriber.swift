@@ -220,19 +220,20 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     /// transcribed; call with the model's lock held.
     private func score(_ texts: [String], model loaded: OpaquePointer, limit: Int32, problem: inout String?) -> [ScoredText] {
         var scores = [Double](repeating: 0, count: texts.count)
+        var ends = [Double](repeating: 0, count: texts.count)
         var counts = [Int32](repeating: 0, count: texts.count)
         var error = [CChar](repeating: 0, count: 1_024)
         let spaced = texts.map { " " + $0 }
         var pointers = spaced.map { strdup($0).map { UnsafePointer($0) } }
         defer { for pointer in pointers { free(UnsafeMutablePointer(mutating: pointer)) } }
         let result = pointers.withUnsafeMutableBufferPointer { list in
-            scoreFunction(loaded, list.baseAddress, Int32(texts.count), limit, &scores, &counts, &error, error.count)
+            scoreFunction(loaded, list.baseAddress, Int32(texts.count), limit, &scores, &ends, &counts, &error, error.count)
         }
         guard result == SSW_OK else {
             problem = "Whisper could not score \(texts.count) sentences: \(Self.string(error))"
             return []
         }
-        return texts.indices.map { ScoredText(text: texts[$0], logProbability: scores[$0], tokens: Int(counts[$0])) }
+        return texts.indices.map { ScoredText(text: texts[$0], logProbability: scores[$0], endLogProbability: ends[$0], tokens: Int(counts[$0])) }
     }
 
     /// Whisper, given a short window, sometimes writes the same words again and again ("Where am I? Where am I?
