@@ -74,12 +74,18 @@ struct MapBenchError: Error, CustomStringConvertible {
     var description: String
 }
 
-/// Runs this executable again as a child and reports its wall time and peak RSS (from wait4).
+/// Runs the `soundscape` program (or another executable) as a child and reports its wall time and peak RSS (from wait4).
 enum MapBenchChild {
     struct Result { var status: Int32; var seconds: Double; var maxRSSKilobytes: Int }
 
+    /// The `soundscape` executable built beside this one (`.build/release/soundscape` next to `soundscape-bench`).
+    static var soundscape: String {
+        let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        return URL(fileURLWithPath: me).deletingLastPathComponent().appendingPathComponent("soundscape").path
+    }
+
     static func run(arguments: [String], executable other: String? = nil) throws -> Result {
-        let executable = other ?? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable = other ?? soundscape
         let argv = [executable] + arguments
         var cArgs = argv.map { strdup($0) } + [nil]
         defer { for p in cArgs where p != nil { free(p) } }

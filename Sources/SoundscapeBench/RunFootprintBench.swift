@@ -8,7 +8,7 @@ enum RunFootprintBench {
     /// - Parameter environment: the bench's own environment, which the child gets with private XDG folders in place.
     static func run(pbf: String, workDir: String, environment inherited: [String: String], settle: Double = 25,
                     window: Double = 30) throws -> [BenchFigure] {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let binary = MapBenchChild.soundscape
         let work = URL(fileURLWithPath: workDir).appendingPathComponent("run-footprint")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         var environment = inherited
