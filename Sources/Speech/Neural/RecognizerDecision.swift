@@ -369,6 +369,8 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     ///   opposite), is taken only when Whisper scores its sentence clearly above every opposite's
     ///   (``DecisionThresholds/oppositeMargin``); otherwise "Say that again?", even when both recognizers wrote the
     ///   same words — in a crowd both have heard "beacon distance on" for "beacon distance off".
+    /// - The transcript's nearest command is taken instead, when it undoes nothing and Whisper scores its sentence about
+    ///   as likely as its own transcript and clearly above PocketSphinx's words.
     /// - PocketSphinx's command is taken when Whisper finds its sentence about as likely as its own transcript
     ///   (``DecisionThresholds/scoreGap``) and likely in itself (``DecisionThresholds/scoreFloor``).
     static func byScores(first: FirstOpinion, second: Snap, scores: SentenceScores, thresholds: DecisionThresholds) -> RecognizerDecision? {
@@ -380,6 +382,17 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
             return RecognizerDecision(outcome: .askAgain, command: nil,
                                       reason: "PocketSphinx heard \(heard.intent), which undoes another command, and Whisper scores it only "
                                           + String(format: "%.1f", margin) + " above its opposite; both must be sure")
+        }
+        // The transcript's nearest command instead of PocketSphinx's, when Whisper scores its sentence about as likely
+        // as its own words and clearly above PocketSphinx's, and it undoes nothing.
+        if let snapped = second.command, let rival = scores.snapped, !same(snapped, first.command ?? heard), !undoesAnother(snapped),
+           scores.gap(rival) <= thresholds.scoreGap, rival.wordsMean >= thresholds.scoreFloor,
+           rival.logProbability - sentence.logProbability >= thresholds.oppositeMargin {
+            var command = snapped
+            command.confidence = 1 - second.distance
+            return RecognizerDecision(outcome: .secondRecognizer, command: command,
+                                      reason: "Whisper scores \"\(rival.text)\" " + String(format: "%.1f", rival.logProbability - sentence.logProbability)
+                                          + " above PocketSphinx's \"\(sentence.text)\"")
         }
         guard let command = first.command else { return nil }
         let figures = gap <= 0 ? "at least as likely as its transcript \"\(scores.transcript.text)\""
