@@ -346,21 +346,23 @@ enum RecognizerBench {
         }
         figures.append(BenchFigure("\(tag) with thresholds fitted on espeak-ng: opposite meaning, whole corpus",
                                    Double(outcomes.filter { opposite($0.expected, redecide($0, best)) }.count), ""))
-        // Before Whisper scored sentences: the same utterances decided from the transcript's snap alone, shipped thresholds.
+        // Before Whisper scored sentences: the same utterances decided from the transcript's snap alone, with the
+        // thresholds shipped then.
+        let before = DecisionThresholds(outOfGrammar: 0.35, strongSnap: 0.12, strongConfidence: 0.9, sureTranscript: -0.5, looseAgreement: 0.6)
         for synth in BenchVoice.Synthesizer.allCases {
             let mine = outcomes.filter { $0.voice.synthesizer == synth }
             guard !mine.isEmpty else { continue }
             for condition in conditions {
                 let cmds = mine.filter { $0.condition == condition && $0.expected != nil }
-                let right = cmds.filter { same($0.expected, redecide($0, .standard, withScores: false)) }.count
+                let right = cmds.filter { same($0.expected, redecide($0, before, withScores: false)) }.count
                 figures.append(BenchFigure("\(tag) \(synth.rawValue) without sentence scores: commands right, \(condition.label)", pct(right, cmds.count), "%"))
             }
             let everyday = mine.filter { $0.expected == nil }
             figures.append(BenchFigure("\(tag) \(synth.rawValue) without sentence scores: ordinary speech rejected",
-                                       pct(everyday.filter { redecide($0, .standard, withScores: false) == nil }.count, everyday.count), "%"))
+                                       pct(everyday.filter { redecide($0, before, withScores: false) == nil }.count, everyday.count), "%"))
         }
         figures.append(BenchFigure("\(tag) without sentence scores: opposite meaning, whole corpus",
-                                   Double(outcomes.filter { opposite($0.expected, redecide($0, .standard, withScores: false)) }.count), ""))
+                                   Double(outcomes.filter { opposite($0.expected, redecide($0, before, withScores: false)) }.count), ""))
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
         return figures
     }
