@@ -35,25 +35,25 @@ struct FeatureWriter {
 
     static func prepare(_ f: PendingFeature, id: Int64) -> PreparedFeature {
         let centroid = f.geometry.centroid
-        let tile = Tile(containing: centroid, zoom: Tile.soundscapeZoom)
         let bbox = f.geometry.boundingBox
-        let tagsJSON = JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })
-        let namesJSON = JSONText.object(f.names)
-        let osmIDsJSON = JSONText.integers(f.osmIDs)
-        var seen = Set<String>()
         var names: [(String, String)] = []
-        for (_, value) in f.names {
-            let normalized = NameNormalizer.normalize(value)
-            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
-            names.append((value, normalized))
+        if !f.names.isEmpty {
+            var seen = Set<String>()
+            for (_, value) in f.names {
+                let normalized = NameNormalizer.normalize(value)
+                guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
+                names.append((value, normalized))
+            }
         }
         return PreparedFeature(
             id: id,
-            row: [id.databaseValue, f.key.databaseValue, osmIDsJSON.databaseValue, f.featureType.databaseValue,
-                  f.featureValue.databaseValue, f.name.databaseValue, namesJSON.databaseValue, tagsJSON.databaseValue,
+            row: [id.databaseValue, f.key.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
+                  f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
+                  (f.names.isEmpty ? nil : JSONText.object(f.names)).databaseValue,
+                  (f.tags.isEmpty ? nil : JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })).databaseValue,
                   f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
-                  centroid.latitude.databaseValue, centroid.longitude.databaseValue,
-                  tile.x.databaseValue, tile.y.databaseValue, f.category.databaseValue, f.superCategory.rawValue.databaseValue,
+                  FixedPoint.degrees(centroid.latitude).databaseValue, FixedPoint.degrees(centroid.longitude).databaseValue,
+                  f.category.databaseValue, f.superCategory.rawValue.databaseValue,
                   f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
                   f.isRoundabout.databaseValue, f.source.databaseValue],
             index: [id.databaseValue, bbox.minLatitude.databaseValue, bbox.maxLatitude.databaseValue,
@@ -63,23 +63,30 @@ struct FeatureWriter {
             names: names)
     }
 
+    /// The `osm_ids` column: nil when the ids are just the element the key names ("w456" → [-456]),
+    /// which is most features; readers get them back from the key (``MapStore/osmIDs(key:stored:)``).
+    static func storedOSMIDs(key: String, _ ids: [Int64]) -> String? {
+        if ids.count == 1, MapStore.keyElement(key)?.encoded == ids[0] { return nil }
+        return JSONText.integers(ids)
+    }
+
     /// Writes a prepared feature's rows. The values are bound straight to SQLite (here and for the
     /// intersections, entrances and walking graph): the import writes millions of rows, and building
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
         try run(db.cachedStatement(sql: """
             INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
-                geometry_kind, geometry, lat, lon, tile_x, tile_y, category, super_category, road_class,
+                geometry_kind, geometry, lat, lon, category, super_category, road_class,
                 level, layer, is_roundabout, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
         try run(db.cachedStatement(sql: """
             INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """), p.index)
         for (value, normalized) in p.names {
-            try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)"),
-                    [p.id.databaseValue, value.databaseValue, normalized.databaseValue])
+            try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, normalized, name) VALUES (?, ?, ?)"),
+                    [p.id.databaseValue, normalized.databaseValue, value.databaseValue])
         }
     }
 
@@ -114,7 +121,8 @@ struct FeatureWriter {
                       sql: statement.sql)
     }
 
-    /// Inserts an intersection: its feature row (gd_intersection) and its legs.
+    /// Inserts an intersection: its feature row (gd_intersection, which holds its point, level and
+    /// roundabout flag; the node is in its key) and its legs.
     @discardableResult
     mutating func insertIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) throws -> Int64 {
         let feature = PendingFeature(
@@ -123,14 +131,11 @@ struct FeatureWriter {
             geometry: .point(i.coordinate), category: nil, superCategory: .intersection, roadClass: .none,
             level: i.level, layer: 0, isRoundabout: i.isRoundabout, source: source)
         let id = try insert(feature)
-        try run(db.cachedStatement(sql: "INSERT INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?)"),
-                [id.databaseValue, i.nodeID.databaseValue, i.coordinate.latitude.databaseValue,
-                 i.coordinate.longitude.databaseValue, i.isRoundabout.databaseValue, i.level.rawValue.databaseValue])
-        for leg in i.legs {
+        for (seq, leg) in i.legs.enumerated() {
             try run(db.cachedStatement(sql: """
-                INSERT INTO intersection_legs (intersection_id, road_feature_id, way_id, name, highway, bearing,
-                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """), [id.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
+                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing,
+                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """), [id.databaseValue, seq.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
                        leg.name.databaseValue, leg.highway.databaseValue, leg.bearing.databaseValue,
                        leg.direction.databaseValue, leg.isRoundabout.databaseValue, leg.level.rawValue.databaseValue])
         }

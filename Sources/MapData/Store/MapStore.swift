@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import GRDB
 
 /// The map database: where it lives, its schema and how to open it. The map database only holds
@@ -6,7 +7,7 @@ import GRDB
 /// routes) lives in a separate database.
 public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
@@ -44,8 +45,72 @@ public enum MapStore {
         migrator.registerMigration("v2-compact") { db in
             try db.execute(sql: schemaV2)
         }
+        migrator.registerMigration("v3-smaller") { db in
+            try db.execute(sql: schemaV3)
+        }
         return migrator
     }
+
+    /// Schema 3 stores nothing twice and keeps no index that no query uses (issue 33: a region's map
+    /// was five times its PBF): a feature's point in 1e-7 degrees as integers, no z16 tile (it follows
+    /// from the point), no `osm_ids` when they are the key's own element and NULL for empty names and
+    /// tags; intersections are feature rows only (their point, level and roundabout flag were repeated in
+    /// a table of their own); names and intersection legs are clustered by their feature (WITHOUT ROWID)
+    /// instead of carrying a row id and an index; the walking graph, which is always loaded whole, has
+    /// no indexes; the key's index can be built once at the end of an import. Older rows are dropped:
+    /// import the map again.
+    static let schemaV3 = """
+    DROP TABLE features;
+    CREATE TABLE features (
+        id              INTEGER PRIMARY KEY,
+        key             TEXT NOT NULL,               -- n123 / w456 / r789 / i<node> / e<building key>
+        osm_ids         TEXT,                        -- JSON array of tile-service ids; NULL: the key's own element
+        feature_type    TEXT NOT NULL,               -- primary tag key: amenity, shop, highway…
+        feature_value   TEXT NOT NULL,               -- its value
+        name            TEXT,
+        names           TEXT,                        -- JSON: name:en, name:fi, alt_name… (not `name`); NULL: none
+        tags            TEXT,                        -- JSON: the OSM tags some reader uses; NULL: none
+        geometry_kind   INTEGER NOT NULL,            -- 0 point, 1 line, 2 polygon, 3 multipoint, 4 multipolygon
+        geometry        BLOB NOT NULL,               -- see FeatureGeometry.encoded()
+        lat             INTEGER NOT NULL,            -- representative point, 1e-7 degrees
+        lon             INTEGER NOT NULL,
+        category        TEXT,                        -- generic label: bus_stop, walking_path…
+        super_category  TEXT NOT NULL,               -- place, landmark, mobility, road, path…
+        road_class      INTEGER NOT NULL DEFAULT 0,  -- 0 none, 1 road, 2 path, 3 connector
+        level           INTEGER NOT NULL DEFAULT 0,  -- -1 underground, 0 ground, 1 elevated, 2 indoor
+        layer           INTEGER NOT NULL DEFAULT 0,
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        source          INTEGER NOT NULL DEFAULT 0   -- 0 PBF import, 1 tile service
+    );
+    -- A named index rather than a UNIQUE column, so that an import can build it once, sorted, at the end.
+    CREATE UNIQUE INDEX features_key ON features(key);
+    DROP TABLE feature_names;
+    CREATE TABLE feature_names (
+        feature_id  INTEGER NOT NULL,
+        normalized  TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        PRIMARY KEY (feature_id, normalized)
+    ) WITHOUT ROWID;
+    DROP TABLE intersections;
+    DROP TABLE intersection_legs;
+    CREATE TABLE intersection_legs (
+        intersection_id INTEGER NOT NULL,
+        seq             INTEGER NOT NULL,            -- the leg's number within its intersection
+        road_feature_id INTEGER,
+        way_id          INTEGER NOT NULL,
+        name            TEXT,
+        highway         TEXT,
+        bearing         REAL NOT NULL,               -- degrees, towards the point ~25 m along the road
+        direction       INTEGER NOT NULL,            -- +1 along the way's node order, -1 against it
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (intersection_id, seq)
+    ) WITHOUT ROWID;
+    DROP INDEX IF EXISTS walk_edges_from;
+    DROP INDEX IF EXISTS walk_edges_to;
+    DELETE FROM feature_index; DELETE FROM entrances; DELETE FROM walk_nodes; DELETE FROM walk_edges;
+    DELETE FROM tile_cache; DELETE FROM tile_features;
+    """
 
     /// Schema 2 stores geometry delta-encoded, keeps the R-tree two-dimensional (category,
     /// announceability and road class ride along as auxiliary columns) and drops two indexes no
@@ -197,6 +262,40 @@ public enum MapStore {
     """
 }
 
+extension MapStore {
+    /// The OSM element a feature key names: "n123", "w456", "r789"; nil for intersections ("i…") and
+    /// entrance lists ("e…").
+    static func keyElement(_ key: String) -> OSMElementID? {
+        guard let first = key.utf8.first, let id = Int64(key.dropFirst()) else { return nil }
+        switch first {
+        case UInt8(ascii: "n"): return OSMElementID(.node, id)
+        case UInt8(ascii: "w"): return OSMElementID(.way, id)
+        case UInt8(ascii: "r"): return OSMElementID(.relation, id)
+        default: return nil
+        }
+    }
+
+    /// A feature's tile-service ids from its `osm_ids` column, which is NULL when they are the key's own element.
+    static func osmIDs(key: String, stored: String?) -> [Int64] {
+        if let stored { return JSONText.decodeIntegers(stored) }
+        return keyElement(key).map { [$0.encoded] } ?? []
+    }
+
+    /// The OSM node of an imported intersection, from its key "i<node>"; nil for the tile service's
+    /// intersections, whose keys name their roads and point instead.
+    static func intersectionNode(key: String) -> Int64? {
+        key.hasPrefix("i") ? Int64(key.dropFirst()) : nil
+    }
+}
+
+/// Coordinates stored as integers of 1e-7 degrees (about a centimetre, OSM's own precision): four
+/// bytes in a row where a REAL takes eight.
+enum FixedPoint {
+    static func degrees(_ value: Double) -> Int64 { Int64((value * 1e7).rounded()) }
+    static func value(_ stored: Int64) -> Double { Double(stored) * 1e-7 }
+    static func coordinate(_ lat: Int64, _ lon: Int64) -> Coordinate { Coordinate(latitude: value(lat), longitude: value(lon)) }
+}
+
 /// What the metadata table says about the data.
 public struct MapMetadata: Sendable, Hashable {
     public var sourceFile: String?
@@ -237,7 +336,7 @@ extension MapStore {
             return MapStatistics(
                 features: try count("SELECT COUNT(*) FROM features"),
                 namedFeatures: try count("SELECT COUNT(*) FROM features WHERE name IS NOT NULL"),
-                intersections: try count("SELECT COUNT(*) FROM intersections"),
+                intersections: try count("SELECT COUNT(*) FROM features WHERE feature_value = 'gd_intersection'"),
                 entranceLists: try count("SELECT COUNT(*) FROM features WHERE feature_type = 'gd_entrance_list'"),
                 walkNodes: try count("SELECT COUNT(*) FROM walk_nodes"),
                 walkEdges: try count("SELECT COUNT(*) FROM walk_edges"),

@@ -286,15 +286,13 @@ public final class TileServiceClient: Sendable {
             }
         }
         let level: LevelClass = legs.contains { $0.level == .ground } || legs.isEmpty ? .ground : legs[0].level
-        try db.execute(sql: "INSERT OR REPLACE INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, NULL, ?, ?, ?, ?)",
-                       arguments: [id, point.latitude, point.longitude, roundabout, level.rawValue])
         try db.execute(sql: "UPDATE features SET is_roundabout = ?, level = ? WHERE id = ?", arguments: [roundabout, level.rawValue, id])
-        for leg in legs {
+        for (seq, leg) in legs.enumerated() {
             let roadID = try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE key = ?", arguments: ["w\(leg.wayID)"])
             try db.execute(sql: """
-                INSERT INTO intersection_legs (intersection_id, road_feature_id, way_id, name, highway, bearing, direction,
-                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, roadID, leg.wayID, leg.name, leg.highway, leg.bearing, leg.direction,
+                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing, direction,
+                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, seq, roadID, leg.wayID, leg.name, leg.highway, leg.bearing, leg.direction,
                                  leg.isRoundabout, leg.level.rawValue])
         }
     }
@@ -320,7 +318,6 @@ public final class TileServiceClient: Sendable {
             try db.execute(sql: "DELETE FROM feature_index WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM feature_names WHERE feature_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM intersection_legs WHERE intersection_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM intersections WHERE feature_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM entrances WHERE list_feature_id = ?", arguments: [id])
         }
     }
