@@ -8,6 +8,9 @@ import GRDBSQLite
 struct FeatureWriter {
     let db: Database
     private(set) var nextID: Int64
+    /// Where an import collects the R-tree's entries to build the tree at the end; nil: rows go
+    /// into the R-tree one by one (tiles).
+    var packer: RTreePacker?
 
     init(db: Database) throws {
         self.db = db
@@ -28,7 +31,7 @@ struct FeatureWriter {
     struct PreparedFeature: Sendable {
         var id: Int64
         var row: [DatabaseValue]
-        var index: [DatabaseValue]
+        var index: IndexEntry
         /// (name, normalized name), each normalized name once.
         var names: [(String, String)]
     }
@@ -56,10 +59,8 @@ struct FeatureWriter {
                   f.category.databaseValue, f.superCategory.rawValue.databaseValue,
                   f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
                   f.isRoundabout.databaseValue, f.source.databaseValue],
-            index: [id.databaseValue, bbox.minLatitude.databaseValue, bbox.maxLatitude.databaseValue,
-                    bbox.minLongitude.databaseValue, bbox.maxLongitude.databaseValue,
-                    f.superCategory.indexCode.databaseValue, (f.isAnnounceable ? 1 : 0).databaseValue,
-                    f.roadClass.rawValue.databaseValue],
+            index: IndexEntry(id: id, box: bbox, category: f.superCategory.indexCode, announceable: f.isAnnounceable,
+                              roadClass: f.roadClass.rawValue),
             names: names)
     }
 
@@ -80,10 +81,17 @@ struct FeatureWriter {
                 level, layer, is_roundabout, source)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
-        try run(db.cachedStatement(sql: """
-            INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """), p.index)
+        if let packer {
+            try packer.append(p.index)
+        } else {
+            let e = p.index
+            try run(db.cachedStatement(sql: """
+                INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """), [e.id.databaseValue, Double(e.minLat).databaseValue, Double(e.maxLat).databaseValue,
+                       Double(e.minLon).databaseValue, Double(e.maxLon).databaseValue, Int(e.category).databaseValue,
+                       Int(e.announceable).databaseValue, Int(e.roadClass).databaseValue])
+        }
         for (value, normalized) in p.names {
             try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, normalized, name) VALUES (?, ?, ?)"),
                     [p.id.databaseValue, normalized.databaseValue, value.databaseValue])
