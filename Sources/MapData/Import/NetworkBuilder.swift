@@ -5,6 +5,11 @@ enum LegGeometry {
     /// Soundscape measures a road's direction from an intersection to the point this far along it.
     static let measureDistance = 25.0
 
+    /// A bearing as the map stores it: hundredths of a degree, an integer of two or three bytes where
+    /// a REAL takes eight (the callouts speak in whole degrees at best).
+    static func stored(bearing: Double) -> Int64 { Int64((bearing * 100).rounded()) }
+    static func bearing(stored: Int64) -> Double { Double(stored) / 100 }
+
     /// Bearing from `coords[index]` towards the point `measureDistance` metres along the line in
     /// `direction` (+1 forwards, -1 backwards); the far end when the line is shorter.
     static func bearing(_ coords: [Coordinate], from index: Int, direction: Int) -> Double? {

@@ -402,7 +402,8 @@ public final class SpatialDataView: Sendable {
                 SELECT road_feature_id, way_id, name, highway, bearing, direction, is_roundabout, level
                 FROM intersection_legs WHERE intersection_id = ? ORDER BY bearing
                 """), arguments: [id]).map { leg in
-                    IntersectionLeg(roadFeatureID: leg[0], wayID: leg[1], name: leg[2], highway: leg[3], bearing: leg[4],
+                    IntersectionLeg(roadFeatureID: leg[0], wayID: leg[1], name: leg[2], highway: leg[3],
+                                    bearing: LegGeometry.bearing(stored: leg[4]),
                                     direction: leg[5], isRoundabout: leg[6], level: LevelClass(rawValue: leg[7]) ?? .ground)
                 }
             result.append(Intersection(id: id, nodeID: MapStore.intersectionNode(key: row[0]), coordinate: FixedPoint.coordinate(row[1], row[2]),

@@ -144,7 +144,7 @@ struct FeatureWriter {
                 INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing,
                     direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """), [id.databaseValue, seq.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
-                       leg.name.databaseValue, leg.highway.databaseValue, leg.bearing.databaseValue,
+                       leg.name.databaseValue, leg.highway.databaseValue, LegGeometry.stored(bearing: leg.bearing).databaseValue,
                        leg.direction.databaseValue, leg.isRoundabout.databaseValue, leg.level.rawValue.databaseValue])
         }
         return id
@@ -183,7 +183,7 @@ struct FeatureWriter {
             INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)
             """)
         for (id, c, flags) in nodes {
-            try run(statement, [id.databaseValue, c.latitude.databaseValue, c.longitude.databaseValue,
+            try run(statement, [id.databaseValue, FixedPoint.degrees(c.latitude).databaseValue, FixedPoint.degrees(c.longitude).databaseValue,
                                 flags.contains(.crossing).databaseValue, flags.contains(.trafficSignals).databaseValue,
                                 flags.contains(.signalSound).databaseValue])
         }
@@ -191,10 +191,10 @@ struct FeatureWriter {
 
     func insertWalkEdge(_ e: PendingWalkEdge) throws {
         try run(db.cachedStatement(sql: """
-            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
-                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, is_crossing, traffic_signals,
+                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.name.databaseValue,
-                   e.highway.databaseValue, e.length.databaseValue, e.isCrossing.databaseValue,
+                   e.highway.databaseValue, e.isCrossing.databaseValue,
                    e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.rawValue.databaseValue,
                    e.onewayFoot.databaseValue, FeatureGeometry.line(e.coords).encoded().databaseValue])
     }

@@ -56,8 +56,9 @@ public enum MapStore {
     /// from the point), no `osm_ids` when they are the key's own element and NULL for empty names and
     /// tags; intersections are feature rows only (their point, level and roundabout flag were repeated in
     /// a table of their own); names and intersection legs are clustered by their feature (WITHOUT ROWID)
-    /// instead of carrying a row id and an index; the walking graph, which is always loaded whole, has
-    /// no indexes; the key's index can be built once at the end of an import. Older rows are dropped:
+    /// instead of carrying a row id and an index; leg bearings in hundredths of a degree; the walking
+    /// graph, which is always loaded whole, has no indexes, its points are fixed-point and its edges'
+    /// lengths are computed from their geometry; the key's index can be built once at the end of an import. Older rows are dropped:
     /// import the map again.
     static let schemaV3 = """
     DROP TABLE features;
@@ -100,15 +101,37 @@ public enum MapStore {
         way_id          INTEGER NOT NULL,
         name            TEXT,
         highway         TEXT,
-        bearing         REAL NOT NULL,               -- degrees, towards the point ~25 m along the road
+        bearing         INTEGER NOT NULL,            -- hundredths of a degree, towards the point ~25 m along the road
         direction       INTEGER NOT NULL,            -- +1 along the way's node order, -1 against it
         is_roundabout   INTEGER NOT NULL DEFAULT 0,
         level           INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (intersection_id, seq)
     ) WITHOUT ROWID;
-    DROP INDEX IF EXISTS walk_edges_from;
-    DROP INDEX IF EXISTS walk_edges_to;
-    DELETE FROM feature_index; DELETE FROM entrances; DELETE FROM walk_nodes; DELETE FROM walk_edges;
+    DROP TABLE walk_nodes;
+    CREATE TABLE walk_nodes (
+        id              INTEGER PRIMARY KEY,         -- OSM node id
+        lat             INTEGER NOT NULL,            -- 1e-7 degrees
+        lon             INTEGER NOT NULL,
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0   -- traffic_signals:sound=yes
+    );
+    DROP TABLE walk_edges;
+    CREATE TABLE walk_edges (                        -- (no length: it is the geometry's)
+        id              INTEGER PRIMARY KEY,
+        from_node       INTEGER NOT NULL,
+        to_node         INTEGER NOT NULL,
+        way_id          INTEGER NOT NULL,
+        name            TEXT,
+        highway         TEXT NOT NULL,
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        oneway_foot     INTEGER NOT NULL DEFAULT 0,
+        geometry        BLOB NOT NULL                -- line, FeatureGeometry encoding
+    );
+    DELETE FROM feature_index; DELETE FROM entrances;
     DELETE FROM tile_cache; DELETE FROM tile_features;
     """
 

@@ -292,7 +292,7 @@ public final class TileServiceClient: Sendable {
             try db.execute(sql: """
                 INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing, direction,
                     is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, seq, roadID, leg.wayID, leg.name, leg.highway, leg.bearing, leg.direction,
+                """, arguments: [id, seq, roadID, leg.wayID, leg.name, leg.highway, LegGeometry.stored(bearing: leg.bearing), leg.direction,
                                  leg.isRoundabout, leg.level.rawValue])
         }
     }
