@@ -7,7 +7,7 @@ enum LegGeometry {
 
     /// A bearing as the map stores it: hundredths of a degree, an integer of two or three bytes where
     /// a REAL takes eight (the callouts speak in whole degrees at best).
-    static func stored(bearing: Double) -> Int64 { Int64((bearing * 100).rounded()) }
+    static func stored(bearing: Double) -> Int64 { Int64((bearing * 100).rounded()) % 36_000 }
     static func bearing(stored: Int64) -> Double { Double(stored) / 100 }
 
     /// Bearing from `coords[index]` towards the point `measureDistance` metres along the line in

@@ -23,15 +23,22 @@ struct IndexEntry: BitwiseCopyable {
         self.roadClass = UInt8(clamping: roadClass)
     }
 
+    /// SQLite's own rounding of a box's low side (rtree.c `rtreeValueDown`), to the bit: it can go a
+    /// float step further out than the nearest float below, and tiles must hold the same features
+    /// whether the tree was packed here or filled by SQLite.
     static func down(_ value: Double) -> Float {
         let f = Float(value)
-        return Double(f) > value ? f.nextDown : f
+        return Double(f) > value ? Float(value * (value < 0 ? awayFromZero : towardsZero)) : f
     }
 
+    /// SQLite's rounding of a box's high side (`rtreeValueUp`).
     static func up(_ value: Double) -> Float {
         let f = Float(value)
-        return Double(f) < value ? f.nextUp : f
+        return Double(f) < value ? Float(value * (value < 0 ? towardsZero : awayFromZero)) : f
     }
+
+    private static let towardsZero = 1.0 - 1.0 / 8388608.0
+    private static let awayFromZero = 1.0 + 1.0 / 8388608.0
 }
 
 /// Builds the `feature_index` R-tree of an import in one pass at the end, packed (Sort-Tile-Recursive:
