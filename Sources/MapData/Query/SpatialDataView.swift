@@ -197,7 +197,7 @@ public final class SpatialDataView: Sendable {
 
     static let featureColumns = """
         id, key, osm_ids, feature_type, feature_value, name, names, tags, geometry_kind, geometry, lat, lon,
-        category, super_category, road_class, level, layer, is_roundabout
+        category, super_category, road_class, level, layer, is_roundabout, tagged
         """
 
     static func feature(_ row: Row) -> MapFeature? {
@@ -209,8 +209,8 @@ public final class SpatialDataView: Sendable {
             id: row[0], key: key,
             osmIDs: MapStore.osmIDs(key: key, stored: row[2]).map(OSMElementID.init(encoded:)),
             featureType: row[3], featureValue: row[4], name: row[5],
-            names: (row[6] as String?).map(JSONText.decodeStringMap) ?? [:],
-            tags: (row[7] as String?).map(JSONText.decodeStringMap) ?? [:],
+            names: MapStore.names(stored: row[6], name: row[5]),
+            tags: MapStore.tags(stored: row[7], type: row[3], value: row[4], tagged: row[18]),
             geometry: geometry, centroid: centroid,
             tile: Tile(containing: centroid, zoom: Tile.soundscapeZoom),
             category: row[12], superCategory: SuperCategory(rawValue: row[13]) ?? .undefined,

@@ -48,12 +48,15 @@ struct FeatureWriter {
                 names.append((value, normalized))
             }
         }
+        // The primary tag is in feature_type and feature_value already.
+        let tagged = f.tags[f.featureType] == f.featureValue
+        let tagPairs = f.tags.pairs.compactMap { tagged && $0.key == f.featureType ? nil : ($0.key, $0.value) }
+        let storedTags = tagPairs.isEmpty ? nil : JSONText.object(tagPairs)
         return PreparedFeature(
             id: id,
             row: [id.databaseValue, f.key.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
                   f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
-                  (f.names.isEmpty ? nil : JSONText.object(f.names)).databaseValue,
-                  (f.tags.isEmpty ? nil : JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })).databaseValue,
+                  storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
                   f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
                   FixedPoint.degrees(centroid.latitude).databaseValue, FixedPoint.degrees(centroid.longitude).databaseValue,
                   f.category.databaseValue, f.superCategory.rawValue.databaseValue,
@@ -62,6 +65,12 @@ struct FeatureWriter {
             index: IndexEntry(id: id, box: bbox, category: f.superCategory.indexCode, announceable: f.isAnnounceable,
                               roadClass: f.roadClass.rawValue),
             names: names)
+    }
+
+    /// The `names` column: nil when the names are only `name`, which has a column of its own.
+    static func storedNames(_ f: PendingFeature) -> String? {
+        if f.names.isEmpty || (f.names.count == 1 && f.names[0].0 == "name" && f.names[0].1 == f.name) { return nil }
+        return JSONText.object(f.names)
     }
 
     /// The `osm_ids` column: nil when the ids are just the element the key names ("w456" → [-456]),
@@ -76,10 +85,10 @@ struct FeatureWriter {
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
         try run(db.cachedStatement(sql: """
-            INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
+            INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags, tagged,
                 geometry_kind, geometry, lat, lon, category, super_category, road_class,
                 level, layer, is_roundabout, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
         if let packer {
             try packer.append(p.index)

@@ -53,8 +53,9 @@ public enum MapStore {
 
     /// Schema 3 stores nothing twice and keeps no index that no query uses (issue 33: a region's map
     /// was five times its PBF): a feature's point in 1e-7 degrees as integers, no z16 tile (it follows
-    /// from the point), no `osm_ids` when they are the key's own element and NULL for empty names and
-    /// tags; intersections are feature rows only (their point, level and roundabout flag were repeated in
+    /// from the point), no `osm_ids` when they are the key's own element, no `names` when they are just
+    /// `name`, no primary tag in `tags` (it is feature_type=feature_value; `tagged` says it was a tag);
+    /// intersections are feature rows only (their point, level and roundabout flag were repeated in
     /// a table of their own); names and intersection legs are clustered by their feature (WITHOUT ROWID)
     /// instead of carrying a row id and an index; leg bearings in hundredths of a degree; the walking
     /// graph, which is always loaded whole, has no indexes, its points are fixed-point and its edges'
@@ -69,8 +70,9 @@ public enum MapStore {
         feature_type    TEXT NOT NULL,               -- primary tag key: amenity, shop, highway…
         feature_value   TEXT NOT NULL,               -- its value
         name            TEXT,
-        names           TEXT,                        -- JSON: name:en, name:fi, alt_name… (not `name`); NULL: none
+        names           TEXT,                        -- JSON: name, name:en, alt_name…; NULL: none, or only `name`
         tags            TEXT,                        -- JSON: the OSM tags some reader uses; NULL: none
+        tagged          INTEGER NOT NULL DEFAULT 0,  -- 1: feature_type=feature_value is a tag too (left out of `tags`)
         geometry_kind   INTEGER NOT NULL,            -- 0 point, 1 line, 2 polygon, 3 multipoint, 4 multipolygon
         geometry        BLOB NOT NULL,               -- see FeatureGeometry.encoded()
         lat             INTEGER NOT NULL,            -- representative point, 1e-7 degrees
@@ -296,6 +298,25 @@ extension MapStore {
         case UInt8(ascii: "r"): return OSMElementID(.relation, id)
         default: return nil
         }
+    }
+
+    /// A feature's names from its `names` column, which is NULL when they are only `name` (or none).
+    static func names(stored: String?, name: String?) -> [String: String] {
+        if let stored { return JSONText.decodeStringMap(stored) }
+        return name.map { ["name": $0] } ?? [:]
+    }
+
+    /// A feature's tags from its `tags` column and, when `tagged`, its primary tag, which the column leaves out.
+    static func tags(stored: String?, type: String, value: String, tagged: Bool) -> [String: String] {
+        var tags = stored.map(JSONText.decodeStringMap) ?? [:]
+        if tagged { tags[type] = value }
+        return tags
+    }
+
+    /// SQL for the value of tag `key` of the feature row `f`: from its `tags`, or its primary tag.
+    /// `key` must be a plain key (letters, digits, `_ : . -`): it is put in the SQL as it is.
+    static func tagSQL(_ key: String, row f: String = "f") -> String {
+        "COALESCE(json_extract(\(f).tags, '$.\"\(key)\"'), CASE WHEN \(f).tagged = 1 AND \(f).feature_type = '\(key)' THEN \(f).feature_value END)"
     }
 
     /// A feature's tile-service ids from its `osm_ids` column, which is NULL when they are the key's own element.

@@ -33,7 +33,8 @@ public enum TileGeoJSON {
     static func render(tile: Tile, db: Database) throws -> Data {
         let b = tile.bounds
         let rows = try Row.fetchAll(db, sql: """
-            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry, f.names, f.key
+            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry, f.names, f.key,
+                f.name, f.tagged
             FROM feature_index r JOIN features f ON f.id = r.id
             WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
             """, arguments: [b.maxLatitude, b.minLatitude, b.maxLongitude, b.minLongitude])
@@ -50,8 +51,8 @@ public enum TileGeoJSON {
             let row = item.row
             guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
                   let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { return nil }
-            let tags = (row[3] as String?).map(JSONText.decodeStringMap) ?? [:]
-            let names = (row[6] as String?).map(JSONText.decodeStringMap) ?? [:]
+            let tags = MapStore.tags(stored: row[3], type: row[1], value: row[2], tagged: row[9])
+            let names = MapStore.names(stored: row[6], name: row[8])
             return RenderedFeature(featureType: row[1], featureValue: row[2], geometry: RenderedGeometry(geometry: geometry),
                                    osmIDs: item.ids, properties: tags.merging(names) { tag, _ in tag })
         }

@@ -302,7 +302,7 @@ public final class TileServiceClient: Sendable {
         let buildingKey = OSMElementID(encoded: f.osmIDs[0]).description
         let buildingID = try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE key = ?", arguments: [buildingKey])
         for (i, node) in f.osmIDs.dropFirst().enumerated() where i < points.count {
-            let entranceRow = try Row.fetchOne(db, sql: "SELECT id, json_extract(tags, '$.entrance') FROM features WHERE key = ?",
+            let entranceRow = try Row.fetchOne(db, sql: "SELECT id, \(MapStore.tagSQL("entrance", row: "features")) FROM features WHERE key = ?",
                                                arguments: ["n\(node)"])
             try db.execute(sql: """
                 INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
