@@ -115,28 +115,30 @@ final class RTreePacker {
             return box
         }
 
-        /// Sort-Tile-Recursive order of boxes with these centres: indices grouped into runs of `capacity`.
-        func tiles(lat: [Float], lon: [Float]) -> [[Int]] {
+        /// Sort-Tile-Recursive order of boxes with these centres: the indices in tree order, and the
+        /// runs of at most `capacity` of them that make one node each. (32-bit indices: at the end of a
+        /// region's import these arrays are what the packing holds in memory.)
+        func tiles(lat: [Float], lon: [Float]) -> (order: [Int32], groups: [Range<Int>]) {
             let count = lat.count
             let nodes = (count + capacity - 1) / capacity
             let slices = Int(Double(nodes).squareRoot().rounded(.up))
             let sliceSize = slices * capacity
-            var order = Array(0..<count)
-            order.sort { lon[$0] < lon[$1] }
-            var groups: [[Int]] = []
-            groups.reserveCapacity(nodes)
+            var order = (0..<Int32(count)).map { $0 }
+            order.sort { lon[Int($0)] < lon[Int($1)] }
+            var groups: [Range<Int>] = []
+            groups.reserveCapacity(nodes + slices)
             var start = 0
             while start < count {
-                var slice = Array(order[start..<min(start + sliceSize, count)])
-                slice.sort { lat[$0] < lat[$1] }
-                var s = 0
-                while s < slice.count {
-                    groups.append(Array(slice[s..<min(s + capacity, slice.count)]))
+                let end = min(start + sliceSize, count)
+                order[start..<end].sort { lat[Int($0)] < lat[Int($1)] }
+                var s = start
+                while s < end {
+                    groups.append(s..<min(s + capacity, end))
                     s += capacity
                 }
-                start += sliceSize
+                start = end
             }
-            return groups
+            return (order, groups)
         }
 
         // The leaves. Which leaf holds each entry is kept to write the rowid table in id order afterwards.
@@ -149,36 +151,39 @@ final class RTreePacker {
         }
         var leafOf = [Int32](repeating: 0, count: all.count)
         level = []
-        let leafGroups = tiles(lat: all.map { ($0.minLat + $0.maxLat) / 2 }, lon: all.map { ($0.minLon + $0.maxLon) / 2 })
-        for group in leafGroups {
+        let leaves = tiles(lat: all.map { ($0.minLat + $0.maxLat) / 2 }, lon: all.map { ($0.minLon + $0.maxLon) / 2 })
+        for group in leaves.groups {
             let number = nextNumber
             nextNumber += 1
-            for i in group { leafOf[i] = Int32(number) }
-            level.append(try writeNode(number: number, depth: 0, cells: group.map {
-                (all[$0].id, all[$0].minLat, all[$0].maxLat, all[$0].minLon, all[$0].maxLon)
+            for i in leaves.order[group] { leafOf[Int(i)] = Int32(number) }
+            level.append(try writeNode(number: number, depth: 0, cells: leaves.order[group].lazy.map {
+                let e = all[Int($0)]
+                return (e.id, e.minLat, e.maxLat, e.minLon, e.maxLon)
             }))
         }
         try writeRowids(all, leaf: { Int64(leafOf[$0]) }, statement: insertRowid, db: db)
         leafOf = []
+        entries.releasePages()
         // The levels above, up to a root that holds at most `capacity` children.
         while true {
             depth += 1
             let children = level
-            let groups: [[Int]] = children.count <= capacity ? [Array(children.indices)]
+            let (order, groups) = children.count <= capacity ? ((0..<Int32(children.count)).map { $0 }, [0..<children.count])
                 : tiles(lat: children.map { ($0.minLat + $0.maxLat) / 2 }, lon: children.map { ($0.minLon + $0.maxLon) / 2 })
             let isRoot = groups.count == 1
             level = []
             for group in groups {
                 let number: Int64 = isRoot ? 1 : nextNumber
                 if !isRoot { nextNumber += 1 }
-                for i in group {
+                for i in order[group] {
                     try Self.run(insertParent, db: db) { s in
-                        sqlite3_bind_int64(s, 1, children[i].number)
+                        sqlite3_bind_int64(s, 1, children[Int(i)].number)
                         return sqlite3_bind_int64(s, 2, number)
                     }
                 }
-                level.append(try writeNode(number: number, depth: isRoot ? depth : 0, cells: group.map {
-                    (children[$0].number, children[$0].minLat, children[$0].maxLat, children[$0].minLon, children[$0].maxLon)
+                level.append(try writeNode(number: number, depth: isRoot ? depth : 0, cells: order[group].lazy.map {
+                    let c = children[Int($0)]
+                    return (c.number, c.minLat, c.maxLat, c.minLon, c.maxLon)
                 }))
             }
             if isRoot { break }
