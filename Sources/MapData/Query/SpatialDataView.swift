@@ -248,7 +248,9 @@ public final class SpatialDataView: Sendable {
     /// One feature by its key ("n123", "w456", "r789", "i<node>").
     public func feature(key: String) throws -> MapFeature? {
         try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.featureColumns) FROM features WHERE key = ?", arguments: [key]).flatMap(Self.feature)
+            let c = MapStore.keyCondition(key)
+            return try Row.fetchOne(db, sql: "SELECT \(Self.featureColumns) FROM features WHERE \(c.sql)",
+                                    arguments: [c.argument]).flatMap(Self.feature)
         }
     }
 

@@ -52,9 +52,10 @@ struct FeatureWriter {
         let tagged = f.tags[f.featureType] == f.featureValue
         let tagPairs = f.tags.pairs.compactMap { tagged && $0.key == f.featureType ? nil : ($0.key, $0.value) }
         let storedTags = tagPairs.isEmpty ? nil : JSONText.object(tagPairs)
+        let key = MapStore.storedKey(f.key)
         return PreparedFeature(
             id: id,
-            row: [id.databaseValue, f.key.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
+            row: [id.databaseValue, key.osmID.databaseValue, key.text.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
                   f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
                   storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
                   f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
@@ -85,10 +86,10 @@ struct FeatureWriter {
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
         try run(db.cachedStatement(sql: """
-            INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags, tagged,
+            INSERT INTO features (id, osm_id, key_text, osm_ids, feature_type, feature_value, name, names, tags, tagged,
                 geometry_kind, geometry, lat, lon, category, super_category, road_class,
                 level, layer, is_roundabout, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
         if let packer {
             try packer.append(p.index)

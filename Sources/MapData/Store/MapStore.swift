@@ -59,13 +59,19 @@ public enum MapStore {
     /// a table of their own); names and intersection legs are clustered by their feature (WITHOUT ROWID)
     /// instead of carrying a row id and an index; leg bearings in hundredths of a degree; the walking
     /// graph, which is always loaded whole, has no indexes, its points are fixed-point and its edges'
-    /// lengths are computed from their geometry; the key's index can be built once at the end of an import. Older rows are dropped:
-    /// import the map again.
+    /// lengths are computed from their geometry; the key of an OSM element is its integer id (`key` is
+    /// computed from it), and the key indexes can be built once at the end of an import. Older rows
+    /// are dropped: import the map again.
     static let schemaV3 = """
     DROP TABLE features;
     CREATE TABLE features (
         id              INTEGER PRIMARY KEY,
-        key             TEXT NOT NULL,               -- n123 / w456 / r789 / i<node> / e<building key>
+        osm_id          INTEGER,                     -- the element of an n123 / w456 / r789 key, numbered as osm_ids are
+        key_text        TEXT,                        -- any other key: i<node>, e<building key>, a tile's intersection
+        key             TEXT NOT NULL GENERATED ALWAYS AS (COALESCE(key_text, CASE
+                            WHEN osm_id >= 0 THEN 'n' || osm_id
+                            WHEN osm_id > -100000000000000000 THEN 'w' || (-osm_id)
+                            ELSE 'r' || (-osm_id - 100000000000000000) END)) VIRTUAL,
         osm_ids         TEXT,                        -- JSON array of tile-service ids; NULL: the key's own element
         feature_type    TEXT NOT NULL,               -- primary tag key: amenity, shop, highway…
         feature_value   TEXT NOT NULL,               -- its value
@@ -85,8 +91,10 @@ public enum MapStore {
         is_roundabout   INTEGER NOT NULL DEFAULT 0,
         source          INTEGER NOT NULL DEFAULT 0   -- 0 PBF import, 1 tile service
     );
-    -- A named index rather than a UNIQUE column, so that an import can build it once, sorted, at the end.
-    CREATE UNIQUE INDEX features_key ON features(key);
+    -- Named indexes rather than UNIQUE columns, so that an import can build them once, sorted, at the end.
+    -- Look features up by key with MapStore.keyCondition: `key` itself is computed and has no index.
+    CREATE UNIQUE INDEX features_osm ON features(osm_id) WHERE osm_id IS NOT NULL;
+    CREATE UNIQUE INDEX features_key ON features(key_text) WHERE key_text IS NOT NULL;
     DROP TABLE feature_names;
     CREATE TABLE feature_names (
         feature_id  INTEGER NOT NULL,
@@ -298,6 +306,26 @@ extension MapStore {
         case UInt8(ascii: "r"): return OSMElementID(.relation, id)
         default: return nil
         }
+    }
+
+    /// The stored form of a feature key: the element's id in `osm_id` for "n123", "w456", "r789", the
+    /// text in `key_text` for any other.
+    static func storedKey(_ key: String) -> (osmID: Int64?, text: String?) {
+        if let element = keyElement(key), element.description == key { return (element.encoded, nil) }
+        return (nil, key)
+    }
+
+    /// A WHERE condition on `features` that finds the feature with this key through an index, and its argument.
+    static func keyCondition(_ key: String) -> (sql: String, argument: DatabaseValue) {
+        let stored = storedKey(key)
+        if let id = stored.osmID { return ("osm_id = ?", id.databaseValue) }
+        return ("key_text = ?", key.databaseValue)
+    }
+
+    /// The row id of the feature with this key.
+    static func featureID(key: String, db: Database) throws -> Int64? {
+        let c = keyCondition(key)
+        return try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE \(c.sql)", arguments: [c.argument])
     }
 
     /// A feature's names from its `names` column, which is NULL when they are only `name` (or none).
