@@ -11,11 +11,10 @@ struct FeatureTests {
     static func featureCount(_ view: SpatialDataView, key: String, value: String?) throws -> Int {
         try view.queue.read { db in
             if let value {
-                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM features WHERE json_extract(tags, ?) = ?",
-                                        arguments: ["$.\"\(key)\"", value]) ?? -1
+                return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM features f WHERE \(MapStore.tagSQL(key)) = ?",
+                                        arguments: [value]) ?? -1
             }
-            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM features WHERE json_extract(tags, ?) IS NOT NULL AND feature_type != 'gd_entrance_list'",
-                                    arguments: ["$.\"\(key)\""]) ?? -1
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM features f WHERE \(MapStore.tagSQL(key)) IS NOT NULL AND feature_type != 'gd_entrance_list'") ?? -1
         }
     }
 

@@ -121,7 +121,7 @@ struct IntersectionTests {
         let view = try await SharedHelsinki.get().view
         let rows = try view.queue.read { db in
             try Row.fetchAll(db, sql: """
-                SELECT intersection_id, COUNT(*), COUNT(DISTINCT way_id), MIN(bearing), MAX(bearing)
+                SELECT intersection_id, COUNT(*), COUNT(DISTINCT way_id), MIN(bearing) / 100.0, MAX(bearing) / 100.0
                 FROM intersection_legs GROUP BY intersection_id
                 """)
         }

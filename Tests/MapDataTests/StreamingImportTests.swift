@@ -108,6 +108,37 @@ struct StreamingImportTests {
         #expect(summary.walkEdges == 3 * helsinki.summary.walkEdges)
     }
 
+    @Test("the packed R-tree is one SQLite accepts, and finds what a tree filled row by row finds")
+    func packedRTree() async throws {
+        let helsinki = try await SharedHelsinki.get()
+        let dir = try TestData.temporaryDirectory("rtree")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let copy = dir.appendingPathComponent("map.sqlite").path
+        try FileManager.default.copyItem(atPath: helsinki.view.path, toPath: copy)
+        let queue = try DatabaseQueue(path: copy)
+        try await queue.write { db in
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('feature_index')") == "ok")
+            #expect(try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM feature_index") == Int.fetchOne(db, sql: "SELECT COUNT(*) FROM features"))
+            #expect(try Int.fetchOne(db, sql: "SELECT MAX(length(data)) FROM feature_index_node WHERE nodeno = 1") ?? 0 > 0)
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE byrow USING rtree(id, min_lat, max_lat, min_lon, max_lon, +cat, +ann, +rc);
+                INSERT INTO byrow SELECT * FROM feature_index ORDER BY id;
+                """)
+            var generator = SystemRandomNumberGenerator()
+            for _ in 0..<200 {
+                let lat = Double.random(in: 60.160...60.180, using: &generator), lon = Double.random(in: 24.925...24.965, using: &generator)
+                let size = Double.random(in: 0.0001...0.01, using: &generator)
+                func ids(_ table: String) throws -> [Int64] {
+                    try Int64.fetchAll(db, sql: """
+                        SELECT id FROM \(table) WHERE min_lat <= ? AND max_lat >= ? AND min_lon <= ? AND max_lon >= ? AND cat BETWEEN 0 AND 12 ORDER BY id
+                        """, arguments: [lat + size, lat, lon + size, lon])
+                }
+                #expect(try ids("feature_index") == ids("byrow"))
+            }
+        }
+        try queue.close()
+    }
+
     // MARK: files that cannot be streamed
 
     /// The Helsinki extract's header payload and its data blocks, decoded.

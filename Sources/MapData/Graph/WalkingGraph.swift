@@ -78,19 +78,22 @@ public struct WalkingGraph: Sendable {
     static func load(_ db: Database) throws -> WalkingGraph {
         var nodes: [Int64: Node] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT id, lat, lon, is_crossing, traffic_signals, signal_sound FROM walk_nodes") {
-            let node = Node(id: row[0], coordinate: Coordinate(latitude: row[1], longitude: row[2]),
+            let node = Node(id: row[0], coordinate: FixedPoint.coordinate(row[1], row[2]),
                             isCrossing: row[3], hasTrafficSignals: row[4], hasSignalSound: row[5])
             nodes[node.id] = node
         }
         let edges = try Row.fetchAll(db, sql: """
-            SELECT id, from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals, signal_sound,
+            SELECT id, from_node, to_node, way_id, name, highway, is_crossing, traffic_signals, signal_sound,
                    level, oneway_foot, geometry FROM walk_edges ORDER BY id
             """).map { row -> Edge in
                 var geometry: [Coordinate] = []
-                if case .line(let cs)? = FeatureGeometry(kind: .line, encoded: row[12]) { geometry = cs }
+                if case .line(let cs)? = FeatureGeometry(kind: .line, encoded: row[11]) { geometry = cs }
+                // The length is the geometry's, summed as the importer summed it.
+                var length = 0.0
+                for i in geometry.indices.dropFirst() { length += geometry[i - 1].distance(to: geometry[i]) }
                 return Edge(id: row[0], from: row[1], to: row[2], wayID: row[3], name: row[4], highway: row[5],
-                            length: row[6], isCrossing: row[7], hasTrafficSignals: row[8], hasSignalSound: row[9],
-                            level: LevelClass(rawValue: row[10]) ?? .ground, isOneway: row[11], geometry: geometry)
+                            length: length, isCrossing: row[6], hasTrafficSignals: row[7], hasSignalSound: row[8],
+                            level: LevelClass(rawValue: row[9]) ?? .ground, isOneway: row[10], geometry: geometry)
             }
         return WalkingGraph(nodes: nodes, edges: edges)
     }

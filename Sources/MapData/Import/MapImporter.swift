@@ -92,7 +92,10 @@ public enum MapImporter {
                     let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
                     for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
                     // One thread reads the file and prepares the rows; this one writes them.
+                    // The R-tree is built in one pass at the end, packed (see RTreePacker).
+                    let packer = try RTreePacker(scratchPath: temporaryPath + "-boxes", source: pbfPath)
                     var writer = try FeatureWriter(db: db)
+                    writer.packer = packer
                     let channel = PreparedChannel()
                     let pass = try StreamingImport(path: pbfPath, scratchPrefix: temporaryPath, firstID: writer.nextID,
                                                    channel: channel, progress: progress, summary: summary)
@@ -118,7 +121,9 @@ public enum MapImporter {
                     }
                     finished.wait()
                     writer = try FeatureWriter(db: db)
+                    writer.packer = packer
                     try pass.finish(writer: &writer)
+                    try packer.write(into: db, table: "feature_index")
                     summary = pass.summary
                     progress?(MapImportProgress(phase: .writing, fraction: 0))
                     for index in indexes { try db.execute(sql: index["sql"] as String) }
@@ -172,7 +177,7 @@ public enum MapImporter {
 
     static func removeDatabaseFiles(_ path: String, keepMain: Bool = false) {
         let fm = FileManager.default
-        for suffix in keepMain ? ["-journal", "-wal", "-shm"] : ["", "-journal", "-wal", "-shm", "-nodes", "-ways", "-refs"] {
+        for suffix in keepMain ? ["-journal", "-wal", "-shm"] : ["", "-journal", "-wal", "-shm", "-nodes", "-ways", "-refs", "-boxes"] {
             try? fm.removeItem(atPath: path + suffix)
         }
     }

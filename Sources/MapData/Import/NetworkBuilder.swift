@@ -5,6 +5,11 @@ enum LegGeometry {
     /// Soundscape measures a road's direction from an intersection to the point this far along it.
     static let measureDistance = 25.0
 
+    /// A bearing as the map stores it: hundredths of a degree, an integer of two or three bytes where
+    /// a REAL takes eight (the callouts speak in whole degrees at best).
+    static func stored(bearing: Double) -> Int64 { Int64((bearing * 100).rounded()) % 36_000 }
+    static func bearing(stored: Int64) -> Double { Double(stored) / 100 }
+
     /// Bearing from `coords[index]` towards the point `measureDistance` metres along the line in
     /// `direction` (+1 forwards, -1 backwards); the far end when the line is shorter.
     static func bearing(_ coords: [Coordinate], from index: Int, direction: Int) -> Double? {
@@ -160,46 +165,54 @@ struct TravelNetwork {
 
 /// Synthesises intersections and the walking graph from highway ways.
 enum NetworkBuilder {
-    /// A node's use by a way: sorting these by node brings every way through a node together.
-    private struct Use: Comparable {
-        var node: Int64
-        var way: Int32
-        var position: Int32
-        static func < (a: Use, b: Use) -> Bool {
-            (a.node, a.way, a.position) < (b.node, b.way, b.position)
-        }
-    }
-
     /// Calls `emit` for every intersection, in ascending node id order.
     static func intersections(_ network: TravelNetwork, emit: (PendingIntersection) throws -> Void) rethrows {
-        var uses: [Use] = []
-        for (w, way) in network.ways.enumerated() where way.flags.contains(.joinsIntersections) {
-            for position in 0..<way.count {
-                uses.append(Use(node: network.nodeIDs[way.start + position], way: Int32(w), position: Int32(position)))
-            }
+        // The vertices of the ways that join intersections, by node id and then by vertex (that is, by way
+        // and position), which brings every way through a node together: 4 bytes a vertex where a
+        // (node, way, position) triple took 16, at the moment of a region's import that needs the most memory.
+        var order: [Int32] = []
+        for way in network.ways where way.flags.contains(.joinsIntersections) {
+            order.append(contentsOf: (Int32(way.start)..<Int32(way.start + way.count)))
         }
-        uses.sort()
+        let nodeIDs = network.nodeIDs
+        order.sort { a, b in
+            let na = nodeIDs[Int(a)], nb = nodeIDs[Int(b)]
+            return na != nb ? na < nb : a < b
+        }
+        /// The way a vertex belongs to (ways hold consecutive vertex ranges, in order).
+        func wayIndex(_ vertex: Int) -> Int {
+            var lo = 0, hi = network.ways.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) >> 1
+                if network.ways[mid].start <= vertex { lo = mid } else { hi = mid - 1 }
+            }
+            return lo
+        }
         var groupStart = 0
-        while groupStart < uses.count {
+        while groupStart < order.count {
+            let node = nodeIDs[Int(order[groupStart])]
             var groupEnd = groupStart + 1
-            while groupEnd < uses.count && uses[groupEnd].node == uses[groupStart].node { groupEnd += 1 }
+            while groupEnd < order.count && nodeIDs[Int(order[groupEnd])] == node { groupEnd += 1 }
             defer { groupStart = groupEnd }
             guard groupEnd - groupStart >= 2 else { continue }
-            let group = uses[groupStart..<groupEnd]
+            let group = order[groupStart..<groupEnd].map { vertex -> (way: Int, position: Int) in
+                let w = wayIndex(Int(vertex))
+                return (w, Int(vertex) - network.ways[w].start)
+            }
             var distinctWays: [Int] = []
-            for use in group where !distinctWays.contains(Int(use.way)) { distinctWays.append(Int(use.way)) }
+            for use in group where !distinctWays.contains(use.way) { distinctWays.append(use.way) }
             guard distinctWays.count >= 2 else { continue } // a way meeting itself is not an intersection
             var legs: [PendingLeg] = []
             var coordinate: Coordinate?
             var cachedWay = -1
             var coords: [Coordinate] = []
             for use in group {
-                let way = network.ways[Int(use.way)]
-                if cachedWay != Int(use.way) {
+                let way = network.ways[use.way]
+                if cachedWay != use.way {
                     coords = network.coordinates(of: way)
-                    cachedWay = Int(use.way)
+                    cachedWay = use.way
                 }
-                let position = Int(use.position)
+                let position = use.position
                 coordinate = coords[position]
                 let isRoundabout = way.flags.contains(.roundabout)
                 for direction in [1, -1] {
@@ -217,7 +230,7 @@ enum NetworkBuilder {
             guard legs.count >= 3, let coordinate else { continue }
             let levels = legs.map(\.level)
             try emit(PendingIntersection(
-                nodeID: group.first!.node, coordinate: coordinate, wayIDs: distinctWays.map { network.ways[$0].wayID },
+                nodeID: node, coordinate: coordinate, wayIDs: distinctWays.map { network.ways[$0].wayID },
                 legs: legs, isRoundabout: legs.contains { $0.isRoundabout },
                 level: levels.contains(.ground) ? .ground : levels[0]))
         }

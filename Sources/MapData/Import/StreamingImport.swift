@@ -423,6 +423,11 @@ final class StreamingImport {
             edges += 1
         }
         try writer.insertWalkNodes(vertices)
+        // What only the end needed: freed before the R-tree is packed.
+        network = TravelNetwork()
+        nodeFlags = [:]
+        entranceValue = [:]
+        entranceFeatureID = [:]
         summary.walkNodes = vertices.count
         summary.walkEdges = edges
         progress?(MapImportProgress(phase: .building, fraction: 1))

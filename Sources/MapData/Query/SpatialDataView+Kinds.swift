@@ -93,7 +93,7 @@ extension SpatialDataView {
         let alternatives = kind.matches.map { tests -> String in
             "(" + tests.map { test -> String in
                 // Keys are checked by the table parser (letters, digits, _ : . -), so quoting them is safe.
-                let path = "json_extract(f.tags, '$.\"\(test.key)\"')"
+                let path = MapStore.tagSQL(test.key)
                 switch (test.value, test.negated) {
                 case (nil, _): return "\(path) IS NOT NULL"
                 case (let value?, false):
@@ -125,13 +125,16 @@ extension SpatialDataView {
             var out: [BuildingEntrance] = []
             for id in buildingIDs {
                 let rows = try Row.fetchAll(db, sql: """
-                    SELECT e.node_id, e.lat, e.lon, e.entrance, f.tags FROM entrances e LEFT JOIN features f ON f.id = e.entrance_feature_id
+                    SELECT e.node_id, e.lat, e.lon, e.entrance, f.tags, f.feature_type, f.feature_value, f.tagged
+                    FROM entrances e LEFT JOIN features f ON f.id = e.entrance_feature_id
                     WHERE e.building_feature_id = ? ORDER BY e.node_id
                     """, arguments: [id])
                 for row in rows {
-                    let tags: String? = row[4]
+                    // No entrance feature (the LEFT JOIN found none): no tags.
+                    let type: String? = row[5]
+                    let tags = type.map { MapStore.tags(stored: row[4], type: $0, value: row[6], tagged: row[7]) } ?? [:]
                     out.append(BuildingEntrance(nodeID: row[0], coordinate: Coordinate(latitude: row[1], longitude: row[2]),
-                                                kind: row[3], tags: tags.map(JSONText.decodeStringMap) ?? [:], buildingFeatureID: id))
+                                                kind: row[3], tags: tags, buildingFeatureID: id))
                 }
                 if !out.isEmpty { break }
             }

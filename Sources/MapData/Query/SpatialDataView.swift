@@ -111,7 +111,7 @@ public final class SpatialDataView: Sendable {
                     return NameEntry(featureID: row[0], name: row[1], normalized: normalized,
                                      compact: normalized.replacingOccurrences(of: " ", with: ""),
                                      tokens: normalized.split(separator: " ").map(String.init),
-                                     coordinate: Coordinate(latitude: row[3], longitude: row[4]),
+                                     coordinate: FixedPoint.coordinate(row[3], row[4]),
                                      superCategory: SuperCategory(rawValue: row[5]) ?? .undefined)
                 }
             return (MapMetadata(values: values), names)
@@ -197,22 +197,25 @@ public final class SpatialDataView: Sendable {
 
     static let featureColumns = """
         id, key, osm_ids, feature_type, feature_value, name, names, tags, geometry_kind, geometry, lat, lon,
-        tile_x, tile_y, category, super_category, road_class, level, layer, is_roundabout
+        category, super_category, road_class, level, layer, is_roundabout, tagged
         """
 
     static func feature(_ row: Row) -> MapFeature? {
         guard let kind = FeatureGeometry.Kind(rawValue: row[8]),
               let geometry = FeatureGeometry(kind: kind, encoded: row[9]) else { return nil }
+        let key: String = row[1]
+        let centroid = FixedPoint.coordinate(row[10], row[11])
         return MapFeature(
-            id: row[0], key: row[1],
-            osmIDs: JSONText.decodeIntegers(row[2]).map(OSMElementID.init(encoded:)),
+            id: row[0], key: key,
+            osmIDs: MapStore.osmIDs(key: key, stored: row[2]).map(OSMElementID.init(encoded:)),
             featureType: row[3], featureValue: row[4], name: row[5],
-            names: JSONText.decodeStringMap(row[6]), tags: JSONText.decodeStringMap(row[7]),
-            geometry: geometry, centroid: Coordinate(latitude: row[10], longitude: row[11]),
-            tile: Tile(x: row[12], y: row[13], zoom: Tile.soundscapeZoom),
-            category: row[14], superCategory: SuperCategory(rawValue: row[15]) ?? .undefined,
-            roadClass: RoadClass(rawValue: row[16]) ?? .none, level: LevelClass(rawValue: row[17]) ?? .ground,
-            layer: row[18], isRoundabout: row[19])
+            names: MapStore.names(stored: row[6], name: row[5]),
+            tags: MapStore.tags(stored: row[7], type: row[3], value: row[4], tagged: row[18]),
+            geometry: geometry, centroid: centroid,
+            tile: Tile(containing: centroid, zoom: Tile.soundscapeZoom),
+            category: row[12], superCategory: SuperCategory(rawValue: row[13]) ?? .undefined,
+            roadClass: RoadClass(rawValue: row[14]) ?? .none, level: LevelClass(rawValue: row[15]) ?? .ground,
+            layer: row[16], isRoundabout: row[17])
     }
 
     func loadFeatures(_ db: Database, ids: [Int64]) throws -> [Int64: MapFeature] {
@@ -245,7 +248,9 @@ public final class SpatialDataView: Sendable {
     /// One feature by its key ("n123", "w456", "r789", "i<node>").
     public func feature(key: String) throws -> MapFeature? {
         try queue.read { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.featureColumns) FROM features WHERE key = ?", arguments: [key]).flatMap(Self.feature)
+            let c = MapStore.keyCondition(key)
+            return try Row.fetchOne(db, sql: "SELECT \(Self.featureColumns) FROM features WHERE \(c.sql)",
+                                    arguments: [c.argument]).flatMap(Self.feature)
         }
     }
 
@@ -392,16 +397,18 @@ public final class SpatialDataView: Sendable {
     func loadIntersections(_ db: Database, _ items: [(Int64, Double)]) throws -> [Intersection] {
         var result: [Intersection] = []
         for (id, distance) in items {
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT node_id, lat, lon, is_roundabout, level FROM intersections WHERE feature_id = ?"),
-                                             arguments: [id]) else { continue }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT key, lat, lon, is_roundabout, level FROM features WHERE id = ? AND feature_value = 'gd_intersection'
+                """), arguments: [id]) else { continue }
             let legs = try Row.fetchAll(db.cachedStatement(sql: """
                 SELECT road_feature_id, way_id, name, highway, bearing, direction, is_roundabout, level
                 FROM intersection_legs WHERE intersection_id = ? ORDER BY bearing
                 """), arguments: [id]).map { leg in
-                    IntersectionLeg(roadFeatureID: leg[0], wayID: leg[1], name: leg[2], highway: leg[3], bearing: leg[4],
+                    IntersectionLeg(roadFeatureID: leg[0], wayID: leg[1], name: leg[2], highway: leg[3],
+                                    bearing: LegGeometry.bearing(stored: leg[4]),
                                     direction: leg[5], isRoundabout: leg[6], level: LevelClass(rawValue: leg[7]) ?? .ground)
                 }
-            result.append(Intersection(id: id, nodeID: row[0], coordinate: Coordinate(latitude: row[1], longitude: row[2]),
+            result.append(Intersection(id: id, nodeID: MapStore.intersectionNode(key: row[0]), coordinate: FixedPoint.coordinate(row[1], row[2]),
                                        isRoundabout: row[3], level: LevelClass(rawValue: row[4]) ?? .ground,
                                        legs: legs, distance: distance))
         }

@@ -8,6 +8,9 @@ import GRDBSQLite
 struct FeatureWriter {
     let db: Database
     private(set) var nextID: Int64
+    /// Where an import collects the R-tree's entries to build the tree at the end; nil: rows go
+    /// into the R-tree one by one (tiles).
+    var packer: RTreePacker?
 
     init(db: Database) throws {
         self.db = db
@@ -28,39 +31,54 @@ struct FeatureWriter {
     struct PreparedFeature: Sendable {
         var id: Int64
         var row: [DatabaseValue]
-        var index: [DatabaseValue]
+        var index: IndexEntry
         /// (name, normalized name), each normalized name once.
         var names: [(String, String)]
     }
 
     static func prepare(_ f: PendingFeature, id: Int64) -> PreparedFeature {
         let centroid = f.geometry.centroid
-        let tile = Tile(containing: centroid, zoom: Tile.soundscapeZoom)
         let bbox = f.geometry.boundingBox
-        let tagsJSON = JSONText.object(f.tags.pairs.map { ($0.key, $0.value) })
-        let namesJSON = JSONText.object(f.names)
-        let osmIDsJSON = JSONText.integers(f.osmIDs)
-        var seen = Set<String>()
         var names: [(String, String)] = []
-        for (_, value) in f.names {
-            let normalized = NameNormalizer.normalize(value)
-            guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
-            names.append((value, normalized))
+        if !f.names.isEmpty {
+            var seen = Set<String>()
+            for (_, value) in f.names {
+                let normalized = NameNormalizer.normalize(value)
+                guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
+                names.append((value, normalized))
+            }
         }
+        // The primary tag is in feature_type and feature_value already.
+        let tagged = f.tags[f.featureType] == f.featureValue
+        let tagPairs = f.tags.pairs.compactMap { tagged && $0.key == f.featureType ? nil : ($0.key, $0.value) }
+        let storedTags = tagPairs.isEmpty ? nil : JSONText.object(tagPairs)
+        let key = MapStore.storedKey(f.key)
         return PreparedFeature(
             id: id,
-            row: [id.databaseValue, f.key.databaseValue, osmIDsJSON.databaseValue, f.featureType.databaseValue,
-                  f.featureValue.databaseValue, f.name.databaseValue, namesJSON.databaseValue, tagsJSON.databaseValue,
+            row: [id.databaseValue, key.osmID.databaseValue, key.text.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
+                  f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
+                  storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
                   f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
-                  centroid.latitude.databaseValue, centroid.longitude.databaseValue,
-                  tile.x.databaseValue, tile.y.databaseValue, f.category.databaseValue, f.superCategory.rawValue.databaseValue,
+                  FixedPoint.degrees(centroid.latitude).databaseValue, FixedPoint.degrees(centroid.longitude).databaseValue,
+                  f.category.databaseValue, f.superCategory.rawValue.databaseValue,
                   f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
                   f.isRoundabout.databaseValue, f.source.databaseValue],
-            index: [id.databaseValue, bbox.minLatitude.databaseValue, bbox.maxLatitude.databaseValue,
-                    bbox.minLongitude.databaseValue, bbox.maxLongitude.databaseValue,
-                    f.superCategory.indexCode.databaseValue, (f.isAnnounceable ? 1 : 0).databaseValue,
-                    f.roadClass.rawValue.databaseValue],
+            index: IndexEntry(id: id, box: bbox, category: f.superCategory.indexCode, announceable: f.isAnnounceable,
+                              roadClass: f.roadClass.rawValue),
             names: names)
+    }
+
+    /// The `names` column: nil when the names are only `name`, which has a column of its own.
+    static func storedNames(_ f: PendingFeature) -> String? {
+        if f.names.isEmpty || (f.names.count == 1 && f.names[0].0 == "name" && f.names[0].1 == f.name) { return nil }
+        return JSONText.object(f.names)
+    }
+
+    /// The `osm_ids` column: nil when the ids are just the element the key names ("w456" → [-456]),
+    /// which is most features; readers get them back from the key (``MapStore/osmIDs(key:stored:)``).
+    static func storedOSMIDs(key: String, _ ids: [Int64]) -> String? {
+        if ids.count == 1, MapStore.keyElement(key)?.encoded == ids[0] { return nil }
+        return JSONText.integers(ids)
     }
 
     /// Writes a prepared feature's rows. The values are bound straight to SQLite (here and for the
@@ -68,18 +86,25 @@ struct FeatureWriter {
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
         try run(db.cachedStatement(sql: """
-            INSERT INTO features (id, key, osm_ids, feature_type, feature_value, name, names, tags,
-                geometry_kind, geometry, lat, lon, tile_x, tile_y, category, super_category, road_class,
+            INSERT INTO features (id, osm_id, key_text, osm_ids, feature_type, feature_value, name, names, tags, tagged,
+                geometry_kind, geometry, lat, lon, category, super_category, road_class,
                 level, layer, is_roundabout, source)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
-        try run(db.cachedStatement(sql: """
-            INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """), p.index)
+        if let packer {
+            try packer.append(p.index)
+        } else {
+            let e = p.index
+            try run(db.cachedStatement(sql: """
+                INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """), [e.id.databaseValue, Double(e.minLat).databaseValue, Double(e.maxLat).databaseValue,
+                       Double(e.minLon).databaseValue, Double(e.maxLon).databaseValue, Int(e.category).databaseValue,
+                       Int(e.announceable).databaseValue, Int(e.roadClass).databaseValue])
+        }
         for (value, normalized) in p.names {
-            try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, name, normalized) VALUES (?, ?, ?)"),
-                    [p.id.databaseValue, value.databaseValue, normalized.databaseValue])
+            try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, normalized, name) VALUES (?, ?, ?)"),
+                    [p.id.databaseValue, normalized.databaseValue, value.databaseValue])
         }
     }
 
@@ -114,7 +139,8 @@ struct FeatureWriter {
                       sql: statement.sql)
     }
 
-    /// Inserts an intersection: its feature row (gd_intersection) and its legs.
+    /// Inserts an intersection: its feature row (gd_intersection, which holds its point, level and
+    /// roundabout flag; the node is in its key) and its legs.
     @discardableResult
     mutating func insertIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) throws -> Int64 {
         let feature = PendingFeature(
@@ -123,15 +149,12 @@ struct FeatureWriter {
             geometry: .point(i.coordinate), category: nil, superCategory: .intersection, roadClass: .none,
             level: i.level, layer: 0, isRoundabout: i.isRoundabout, source: source)
         let id = try insert(feature)
-        try run(db.cachedStatement(sql: "INSERT INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?)"),
-                [id.databaseValue, i.nodeID.databaseValue, i.coordinate.latitude.databaseValue,
-                 i.coordinate.longitude.databaseValue, i.isRoundabout.databaseValue, i.level.rawValue.databaseValue])
-        for leg in i.legs {
+        for (seq, leg) in i.legs.enumerated() {
             try run(db.cachedStatement(sql: """
-                INSERT INTO intersection_legs (intersection_id, road_feature_id, way_id, name, highway, bearing,
-                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """), [id.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
-                       leg.name.databaseValue, leg.highway.databaseValue, leg.bearing.databaseValue,
+                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing,
+                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """), [id.databaseValue, seq.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
+                       leg.name.databaseValue, leg.highway.databaseValue, LegGeometry.stored(bearing: leg.bearing).databaseValue,
                        leg.direction.databaseValue, leg.isRoundabout.databaseValue, leg.level.rawValue.databaseValue])
         }
         return id
@@ -170,7 +193,7 @@ struct FeatureWriter {
             INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)
             """)
         for (id, c, flags) in nodes {
-            try run(statement, [id.databaseValue, c.latitude.databaseValue, c.longitude.databaseValue,
+            try run(statement, [id.databaseValue, FixedPoint.degrees(c.latitude).databaseValue, FixedPoint.degrees(c.longitude).databaseValue,
                                 flags.contains(.crossing).databaseValue, flags.contains(.trafficSignals).databaseValue,
                                 flags.contains(.signalSound).databaseValue])
         }
@@ -178,10 +201,10 @@ struct FeatureWriter {
 
     func insertWalkEdge(_ e: PendingWalkEdge) throws {
         try run(db.cachedStatement(sql: """
-            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, length, is_crossing, traffic_signals,
-                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, is_crossing, traffic_signals,
+                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.name.databaseValue,
-                   e.highway.databaseValue, e.length.databaseValue, e.isCrossing.databaseValue,
+                   e.highway.databaseValue, e.isCrossing.databaseValue,
                    e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.rawValue.databaseValue,
                    e.onewayFoot.databaseValue, FeatureGeometry.line(e.coords).encoded().databaseValue])
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Geo
 import GRDB
 
 /// The map database: where it lives, its schema and how to open it. The map database only holds
@@ -6,7 +7,7 @@ import GRDB
 /// routes) lives in a separate database.
 public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
 
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
@@ -44,8 +45,105 @@ public enum MapStore {
         migrator.registerMigration("v2-compact") { db in
             try db.execute(sql: schemaV2)
         }
+        migrator.registerMigration("v3-smaller") { db in
+            try db.execute(sql: schemaV3)
+        }
         return migrator
     }
+
+    /// Schema 3 stores nothing twice and keeps no index that no query uses (issue 33: a region's map
+    /// was five times its PBF): a feature's point in 1e-7 degrees as integers, no z16 tile (it follows
+    /// from the point), no `osm_ids` when they are the key's own element, no `names` when they are just
+    /// `name`, no primary tag in `tags` (it is feature_type=feature_value; `tagged` says it was a tag);
+    /// intersections are feature rows only (their point, level and roundabout flag were repeated in
+    /// a table of their own); names and intersection legs are clustered by their feature (WITHOUT ROWID)
+    /// instead of carrying a row id and an index; leg bearings in hundredths of a degree; the walking
+    /// graph, which is always loaded whole, has no indexes, its points are fixed-point and its edges'
+    /// lengths are computed from their geometry; the key of an OSM element is its integer id (`key` is
+    /// computed from it), and the key indexes can be built once at the end of an import. Older rows
+    /// are dropped: import the map again.
+    static let schemaV3 = """
+    DROP TABLE features;
+    CREATE TABLE features (
+        id              INTEGER PRIMARY KEY,
+        osm_id          INTEGER,                     -- the element of an n123 / w456 / r789 key, numbered as osm_ids are
+        key_text        TEXT,                        -- any other key: i<node>, e<building key>, a tile's intersection
+        key             TEXT NOT NULL GENERATED ALWAYS AS (COALESCE(key_text, CASE
+                            WHEN osm_id >= 0 THEN 'n' || osm_id
+                            WHEN osm_id > -100000000000000000 THEN 'w' || (-osm_id)
+                            ELSE 'r' || (-osm_id - 100000000000000000) END)) VIRTUAL,
+        osm_ids         TEXT,                        -- JSON array of tile-service ids; NULL: the key's own element
+        feature_type    TEXT NOT NULL,               -- primary tag key: amenity, shop, highway…
+        feature_value   TEXT NOT NULL,               -- its value
+        name            TEXT,
+        names           TEXT,                        -- JSON: name, name:en, alt_name…; NULL: none, or only `name`
+        tags            TEXT,                        -- JSON: the OSM tags some reader uses; NULL: none
+        tagged          INTEGER NOT NULL DEFAULT 0,  -- 1: feature_type=feature_value is a tag too (left out of `tags`)
+        geometry_kind   INTEGER NOT NULL,            -- 0 point, 1 line, 2 polygon, 3 multipoint, 4 multipolygon
+        geometry        BLOB NOT NULL,               -- see FeatureGeometry.encoded()
+        lat             INTEGER NOT NULL,            -- representative point, 1e-7 degrees
+        lon             INTEGER NOT NULL,
+        category        TEXT,                        -- generic label: bus_stop, walking_path…
+        super_category  TEXT NOT NULL,               -- place, landmark, mobility, road, path…
+        road_class      INTEGER NOT NULL DEFAULT 0,  -- 0 none, 1 road, 2 path, 3 connector
+        level           INTEGER NOT NULL DEFAULT 0,  -- -1 underground, 0 ground, 1 elevated, 2 indoor
+        layer           INTEGER NOT NULL DEFAULT 0,
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        source          INTEGER NOT NULL DEFAULT 0   -- 0 PBF import, 1 tile service
+    );
+    -- Named indexes rather than UNIQUE columns, so that an import can build them once, sorted, at the end.
+    -- Look features up by key with MapStore.keyCondition: `key` itself is computed and has no index.
+    CREATE UNIQUE INDEX features_osm ON features(osm_id) WHERE osm_id IS NOT NULL;
+    CREATE UNIQUE INDEX features_key ON features(key_text) WHERE key_text IS NOT NULL;
+    DROP TABLE feature_names;
+    CREATE TABLE feature_names (
+        feature_id  INTEGER NOT NULL,
+        normalized  TEXT NOT NULL,
+        name        TEXT NOT NULL,
+        PRIMARY KEY (feature_id, normalized)
+    ) WITHOUT ROWID;
+    DROP TABLE intersections;
+    DROP TABLE intersection_legs;
+    CREATE TABLE intersection_legs (
+        intersection_id INTEGER NOT NULL,
+        seq             INTEGER NOT NULL,            -- the leg's number within its intersection
+        road_feature_id INTEGER,
+        way_id          INTEGER NOT NULL,
+        name            TEXT,
+        highway         TEXT,
+        bearing         INTEGER NOT NULL,            -- hundredths of a degree, towards the point ~25 m along the road
+        direction       INTEGER NOT NULL,            -- +1 along the way's node order, -1 against it
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (intersection_id, seq)
+    ) WITHOUT ROWID;
+    DROP TABLE walk_nodes;
+    CREATE TABLE walk_nodes (
+        id              INTEGER PRIMARY KEY,         -- OSM node id
+        lat             INTEGER NOT NULL,            -- 1e-7 degrees
+        lon             INTEGER NOT NULL,
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0   -- traffic_signals:sound=yes
+    );
+    DROP TABLE walk_edges;
+    CREATE TABLE walk_edges (                        -- (no length: it is the geometry's)
+        id              INTEGER PRIMARY KEY,
+        from_node       INTEGER NOT NULL,
+        to_node         INTEGER NOT NULL,
+        way_id          INTEGER NOT NULL,
+        name            TEXT,
+        highway         TEXT NOT NULL,
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        oneway_foot     INTEGER NOT NULL DEFAULT 0,
+        geometry        BLOB NOT NULL                -- line, FeatureGeometry encoding
+    );
+    DELETE FROM feature_index; DELETE FROM entrances;
+    DELETE FROM tile_cache; DELETE FROM tile_features;
+    """
 
     /// Schema 2 stores geometry delta-encoded, keeps the R-tree two-dimensional (category,
     /// announceability and road class ride along as auxiliary columns) and drops two indexes no
@@ -197,6 +295,79 @@ public enum MapStore {
     """
 }
 
+extension MapStore {
+    /// The OSM element a feature key names: "n123", "w456", "r789"; nil for intersections ("i…") and
+    /// entrance lists ("e…").
+    static func keyElement(_ key: String) -> OSMElementID? {
+        guard let first = key.utf8.first, let id = Int64(key.dropFirst()) else { return nil }
+        switch first {
+        case UInt8(ascii: "n"): return OSMElementID(.node, id)
+        case UInt8(ascii: "w"): return OSMElementID(.way, id)
+        case UInt8(ascii: "r"): return OSMElementID(.relation, id)
+        default: return nil
+        }
+    }
+
+    /// The stored form of a feature key: the element's id in `osm_id` for "n123", "w456", "r789", the
+    /// text in `key_text` for any other.
+    static func storedKey(_ key: String) -> (osmID: Int64?, text: String?) {
+        if let element = keyElement(key), element.description == key { return (element.encoded, nil) }
+        return (nil, key)
+    }
+
+    /// A WHERE condition on `features` that finds the feature with this key through an index, and its argument.
+    static func keyCondition(_ key: String) -> (sql: String, argument: DatabaseValue) {
+        let stored = storedKey(key)
+        if let id = stored.osmID { return ("osm_id = ?", id.databaseValue) }
+        return ("key_text = ?", key.databaseValue)
+    }
+
+    /// The row id of the feature with this key.
+    static func featureID(key: String, db: Database) throws -> Int64? {
+        let c = keyCondition(key)
+        return try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE \(c.sql)", arguments: [c.argument])
+    }
+
+    /// A feature's names from its `names` column, which is NULL when they are only `name` (or none).
+    static func names(stored: String?, name: String?) -> [String: String] {
+        if let stored { return JSONText.decodeStringMap(stored) }
+        return name.map { ["name": $0] } ?? [:]
+    }
+
+    /// A feature's tags from its `tags` column and, when `tagged`, its primary tag, which the column leaves out.
+    static func tags(stored: String?, type: String, value: String, tagged: Bool) -> [String: String] {
+        var tags = stored.map(JSONText.decodeStringMap) ?? [:]
+        if tagged { tags[type] = value }
+        return tags
+    }
+
+    /// SQL for the value of tag `key` of the feature row `f`: from its `tags`, or its primary tag.
+    /// `key` must be a plain key (letters, digits, `_ : . -`): it is put in the SQL as it is.
+    static func tagSQL(_ key: String, row f: String = "f") -> String {
+        "COALESCE(json_extract(\(f).tags, '$.\"\(key)\"'), CASE WHEN \(f).tagged = 1 AND \(f).feature_type = '\(key)' THEN \(f).feature_value END)"
+    }
+
+    /// A feature's tile-service ids from its `osm_ids` column, which is NULL when they are the key's own element.
+    static func osmIDs(key: String, stored: String?) -> [Int64] {
+        if let stored { return JSONText.decodeIntegers(stored) }
+        return keyElement(key).map { [$0.encoded] } ?? []
+    }
+
+    /// The OSM node of an imported intersection, from its key "i<node>"; nil for the tile service's
+    /// intersections, whose keys name their roads and point instead.
+    static func intersectionNode(key: String) -> Int64? {
+        key.hasPrefix("i") ? Int64(key.dropFirst()) : nil
+    }
+}
+
+/// Coordinates stored as integers of 1e-7 degrees (about a centimetre, OSM's own precision): four
+/// bytes in a row where a REAL takes eight.
+enum FixedPoint {
+    static func degrees(_ value: Double) -> Int64 { Int64((value * 1e7).rounded()) }
+    static func value(_ stored: Int64) -> Double { Double(stored) * 1e-7 }
+    static func coordinate(_ lat: Int64, _ lon: Int64) -> Coordinate { Coordinate(latitude: value(lat), longitude: value(lon)) }
+}
+
 /// What the metadata table says about the data.
 public struct MapMetadata: Sendable, Hashable {
     public var sourceFile: String?
@@ -237,7 +408,7 @@ extension MapStore {
             return MapStatistics(
                 features: try count("SELECT COUNT(*) FROM features"),
                 namedFeatures: try count("SELECT COUNT(*) FROM features WHERE name IS NOT NULL"),
-                intersections: try count("SELECT COUNT(*) FROM intersections"),
+                intersections: try count("SELECT COUNT(*) FROM features WHERE feature_value = 'gd_intersection'"),
                 entranceLists: try count("SELECT COUNT(*) FROM features WHERE feature_type = 'gd_entrance_list'"),
                 walkNodes: try count("SELECT COUNT(*) FROM walk_nodes"),
                 walkEdges: try count("SELECT COUNT(*) FROM walk_edges"),

@@ -33,17 +33,28 @@ public enum TileGeoJSON {
     static func render(tile: Tile, db: Database) throws -> Data {
         let b = tile.bounds
         let rows = try Row.fetchAll(db, sql: """
-            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry, f.names
+            SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry, f.names, f.key,
+                f.name, f.tagged
             FROM feature_index r JOIN features f ON f.id = r.id
             WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
-            ORDER BY f.osm_ids, f.key
             """, arguments: [b.maxLatitude, b.minLatitude, b.maxLongitude, b.minLongitude])
-        let features = rows.compactMap { row -> RenderedFeature? in
+        // Ordered by the ids' JSON text, then the key, byte by byte (as SQLite's ORDER BY on the text did
+        // when every row stored its ids).
+        let sorted = rows.map { row -> (ids: [Int64], text: String, key: String, row: Row) in
+            let key: String = row[7]
+            let ids = MapStore.osmIDs(key: key, stored: row[0])
+            return (ids, JSONText.integers(ids), key, row)
+        }.sorted {
+            $0.text != $1.text ? $0.text.utf8.lexicographicallyPrecedes($1.text.utf8) : $0.key.utf8.lexicographicallyPrecedes($1.key.utf8)
+        }
+        let features = sorted.compactMap { item -> RenderedFeature? in
+            let row = item.row
             guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
                   let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { return nil }
+            let tags = MapStore.tags(stored: row[3], type: row[1], value: row[2], tagged: row[9])
+            let names = MapStore.names(stored: row[6], name: row[8])
             return RenderedFeature(featureType: row[1], featureValue: row[2], geometry: RenderedGeometry(geometry: geometry),
-                                   osmIDs: JSONText.decodeIntegers(row[0]),
-                                   properties: JSONText.decodeStringMap(row[3]).merging(JSONText.decodeStringMap(row[6])) { tag, _ in tag })
+                                   osmIDs: item.ids, properties: tags.merging(names) { tag, _ in tag })
         }
         return try encode(features)
     }

@@ -219,7 +219,7 @@ public final class TileServiceClient: Sendable {
             + features.filter { $0.featureValue == "gd_intersection" || $0.featureType == "gd_entrance_list" }
         for f in ordered {
             let key = key(for: f)
-            if let existing = try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE key = ?", arguments: [key]) {
+            if let existing = try MapStore.featureID(key: key, db: db) {
                 linked.append(existing)
                 continue
             }
@@ -263,8 +263,8 @@ public final class TileServiceClient: Sendable {
         for encoded in f.osmIDs {
             let element = OSMElementID(encoded: encoded)
             guard element.kind == .way,
-                  let row = try Row.fetchOne(db, sql: "SELECT \(SpatialDataView.featureColumns) FROM features WHERE key = ?",
-                                             arguments: [element.description]),
+                  let row = try Row.fetchOne(db, sql: "SELECT \(SpatialDataView.featureColumns) FROM features WHERE osm_id = ?",
+                                             arguments: [element.encoded]),
                   let road = SpatialDataView.feature(row) else { continue }
             let coords: [Coordinate]
             switch road.geometry {
@@ -286,15 +286,13 @@ public final class TileServiceClient: Sendable {
             }
         }
         let level: LevelClass = legs.contains { $0.level == .ground } || legs.isEmpty ? .ground : legs[0].level
-        try db.execute(sql: "INSERT OR REPLACE INTO intersections (feature_id, node_id, lat, lon, is_roundabout, level) VALUES (?, NULL, ?, ?, ?, ?)",
-                       arguments: [id, point.latitude, point.longitude, roundabout, level.rawValue])
         try db.execute(sql: "UPDATE features SET is_roundabout = ?, level = ? WHERE id = ?", arguments: [roundabout, level.rawValue, id])
-        for leg in legs {
-            let roadID = try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE key = ?", arguments: ["w\(leg.wayID)"])
+        for (seq, leg) in legs.enumerated() {
+            let roadID = try MapStore.featureID(key: "w\(leg.wayID)", db: db)
             try db.execute(sql: """
-                INSERT INTO intersection_legs (intersection_id, road_feature_id, way_id, name, highway, bearing, direction,
-                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, roadID, leg.wayID, leg.name, leg.highway, leg.bearing, leg.direction,
+                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing, direction,
+                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, seq, roadID, leg.wayID, leg.name, leg.highway, LegGeometry.stored(bearing: leg.bearing), leg.direction,
                                  leg.isRoundabout, leg.level.rawValue])
         }
     }
@@ -302,10 +300,10 @@ public final class TileServiceClient: Sendable {
     static func storeEntrances(id: Int64, _ f: TileGeoJSON.TileFeature, db: Database) throws {
         guard case .multiPoint(let points) = f.geometry, f.osmIDs.count >= 2 else { return }
         let buildingKey = OSMElementID(encoded: f.osmIDs[0]).description
-        let buildingID = try Int64.fetchOne(db, sql: "SELECT id FROM features WHERE key = ?", arguments: [buildingKey])
+        let buildingID = try MapStore.featureID(key: buildingKey, db: db)
         for (i, node) in f.osmIDs.dropFirst().enumerated() where i < points.count {
-            let entranceRow = try Row.fetchOne(db, sql: "SELECT id, json_extract(tags, '$.entrance') FROM features WHERE key = ?",
-                                               arguments: ["n\(node)"])
+            let entranceRow = try Row.fetchOne(db, sql: "SELECT id, \(MapStore.tagSQL("entrance", row: "features")) FROM features WHERE osm_id = ?",
+                                               arguments: [node])
             try db.execute(sql: """
                 INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -320,7 +318,6 @@ public final class TileServiceClient: Sendable {
             try db.execute(sql: "DELETE FROM feature_index WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM feature_names WHERE feature_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM intersection_legs WHERE intersection_id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM intersections WHERE feature_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM entrances WHERE list_feature_id = ?", arguments: [id])
         }
     }
