@@ -123,6 +123,8 @@ struct SecondOpinionTests {
         #expect(wake == [["wake", "up"]])
         #expect(SecondOpinion.written(["where", "am", "i"]) == "Where am I?")
         #expect(SecondOpinion.written(["callouts", "off"]) == "Callouts off.")
+        #expect(SecondOpinion.written(["set", "beacon", "on", "cafe", "engel"], names: ["Cafe Engel"]) == "Set beacon on Cafe Engel.")
+        #expect(SecondOpinion.written(["take", "me", "to", "kauppatori"], names: ["Kauppatori", "x"]) == "Take me to Kauppatori.")
     }
 
     @Test func aFailingTranscriberLeavesPocketSphinxToDecideAndSaysWhy() throws {

@@ -61,7 +61,7 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     public var scoreFloor: Double
     /// PocketSphinx's command whose sentence Whisper scores more than this (natural log per token) below its own
     /// transcript was not what was said: it is not taken on PocketSphinx's word ("the library has a new book" heard as
-    /// "preview library").
+    /// "preview library"). Not for a command naming a place (see ``RecognizerDecision/namesAPlace(_:)``).
     public var scoreVeto: Double
 
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
@@ -277,6 +277,14 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// Whether the command carries a name in an open slot ("set beacon on Kauppatori"): Whisper tiny.en gives the
+    /// tokens of a Finnish name so little probability that its score says more about the spelling than about what
+    /// was heard, so the score veto leaves such a command to the snapped transcript's rules.
+    static func namesAPlace(_ c: RecognizedCommand) -> Bool {
+        guard let intent = c.knownIntent, let slot = openSlots[intent] else { return false }
+        return !(c.slots[slot] ?? "").isEmpty
+    }
+
     static func undoesAnother(_ c: RecognizedCommand) -> Bool {
         guard let intent = c.knownIntent else { return true }   // unknown: be as careful as with the worst
         return !intent.opposites.isEmpty
@@ -313,7 +321,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         if let opened = openName(first: first, second: second) ?? anchoredName(first: first, second: second) { return opened }
         if let scores, let scored = byScores(first: first, second: second, scores: scores, thresholds: thresholds) { return scored }
         var first = first
-        if let scores, let sentence = scores.first, first.command != nil, scores.gap(sentence) > thresholds.scoreVeto {
+        if let scores, let sentence = scores.first, let command = first.command, scores.gap(sentence) > thresholds.scoreVeto, !namesAPlace(command) {
             first.command = nil   // heard, but not taken on PocketSphinx's word: the transcript may still agree with it
         }
         let transcript = "\"\(second.heard.joined(separator: " "))\""

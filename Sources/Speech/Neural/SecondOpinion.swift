@@ -78,10 +78,17 @@ public final class SecondOpinion: Sendable {
         return true
     }
 
-    /// Words as Whisper writes them: the first letter capital, a question mark after a question, else a full stop.
-    public static func written(_ words: [String]) -> String {
+    /// Words as Whisper writes them: the first letter capital, names as they are spelled (`names`: the command's slot
+    /// values, "Kauppatori" for "kauppatori"), a question mark after a question, else a full stop. A name in lower case
+    /// costs Whisper's score dearly, and the score must measure the words, not their spelling.
+    public static func written(_ words: [String], names: [String] = []) -> String {
         guard let head = words.first else { return "" }
-        let sentence = words.map { $0 == "i" ? "I" : $0 }.joined(separator: " ")
+        var sentence = " " + words.map { $0 == "i" ? "I" : $0 }.joined(separator: " ") + " "
+        for name in names.sorted(by: { $0.count > $1.count }) {
+            let lowered = " " + IntentParser.tokens(name).map(\.word).joined(separator: " ") + " "
+            if lowered.count > 2, let range = sentence.range(of: lowered) { sentence.replaceSubrange(range, with: " \(name) ") }
+        }
+        sentence = sentence.trimmingCharacters(in: .whitespaces)
         return sentence.prefix(1).uppercased() + sentence.dropFirst()
             + (["where", "what", "what's", "how", "which", "who"].contains(head) ? "?" : ".")
     }
@@ -171,7 +178,8 @@ public final class SecondOpinion: Sendable {
                     roles.append((3, snapped.sentence))
                     roles += Self.opposites(of: snapped.command, words: snapped.sentence, sentences: sentences, parser: parser).map { (4, $0) }
                 }
-                return [transcript.text] + roles.map { Self.written($0.words) }
+                let names = Array((opinion.command ?? opinion.heard)?.slots.values ?? [:].values) + Array(snapped.command?.slots.values ?? [:].values)
+                return [transcript.text] + roles.map { Self.written($0.words, names: names) }
             }
             let snapped = snap ?? snapper.snap(transcript.text)
             report.transcript = transcript.text
