@@ -113,7 +113,7 @@ public enum ListenReport {
         let confidence = (result.confidence * 1000).rounded() / 1000
         let first = report.map { _ in First(text: result.text, intent: result.heard?.intent, confidence: confidence) }
         let scores = report?.scores.map { s in
-            var all = [s.transcript, s.first, s.snapped].compactMap { $0 } + s.firstOpposites + s.snappedOpposites
+            var all = [s.transcript, s.first, s.snapped].compactMap { $0 } + s.firstOpposites
             all.sort { $0.logProbability > $1.logProbability }
             return Dictionary(all.map { ($0.text, ($0.logProbability * 100).rounded() / 100) }, uniquingKeysWith: { a, _ in a })
         }

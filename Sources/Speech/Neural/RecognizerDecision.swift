@@ -116,8 +116,8 @@ public struct FirstOpinion: Sendable, Hashable {
 }
 
 /// How likely Whisper finds, for the same audio, the sentences the decision weighs: its own transcript (as kept,
-/// repeats collapsed), PocketSphinx's words, the transcript's nearest sentence, and the sentences of the commands that
-/// undo either. Scoring a few given sentences asks the model a narrower question than its free transcript answers:
+/// repeats collapsed), PocketSphinx's words, the sentences of the commands that undo them, and the transcript's
+/// nearest sentence. Scoring a few given sentences asks the model a narrower question than its free transcript answers:
 /// it tells "mute beacon" from "unmute beacon" where its transcript was "Nute beacon.".
 public struct SentenceScores: Sendable, Hashable, Codable {
     public var transcript: ScoredText
@@ -127,16 +127,12 @@ public struct SentenceScores: Sendable, Hashable, Codable {
     public var firstOpposites: [ScoredText]
     /// The transcript's nearest sentence, when it differs from PocketSphinx's words.
     public var snapped: ScoredText?
-    /// A sentence of each command that undoes the snapped one.
-    public var snappedOpposites: [ScoredText]
 
-    public init(transcript: ScoredText, first: ScoredText? = nil, firstOpposites: [ScoredText] = [], snapped: ScoredText? = nil,
-                snappedOpposites: [ScoredText] = []) {
+    public init(transcript: ScoredText, first: ScoredText? = nil, firstOpposites: [ScoredText] = [], snapped: ScoredText? = nil) {
         self.transcript = transcript
         self.first = first
         self.firstOpposites = firstOpposites
         self.snapped = snapped
-        self.snappedOpposites = snappedOpposites
     }
 
     /// How much less likely than the transcript `sentence` is, per token of it (0 or less: as likely or more).
@@ -304,7 +300,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     ///   a guess.
     /// - PocketSphinx heard no speech: nothing, whatever the transcript says (a neural model writes words into noise).
     ///
-    /// With Whisper's `scores` of the sentences in question, they come first (``byScores(first:scores:thresholds:)``):
+    /// With Whisper's `scores` of the sentences in question, they come first (``byScores(first:second:scores:thresholds:)``):
     /// PocketSphinx's command scored about as likely as the transcript is taken, and one scored far below it
     /// (``DecisionThresholds/scoreVeto``) no longer stands on PocketSphinx's word.
     public static func decide(first: FirstOpinion, second: Snap?, transcriptLogProbability: Double? = nil, scores: SentenceScores? = nil,

@@ -164,8 +164,8 @@ public final class SecondOpinion: Sendable {
         let (sentences, parser) = prepared.withLock { ($0.sentences, $0.parser) }
         let firstWords = IntentParser.tokens(first.text).map(\.word)
         do {
-            // The sentences to score, chosen once the transcript is there: the transcript, PocketSphinx's words, the
-            // transcript's nearest sentence, and the opposites of both; `roles` says which is which.
+            // The sentences to score, chosen once the transcript is there: the transcript, PocketSphinx's words and
+            // their opposites, and the transcript's nearest sentence; `roles` says which is which.
             var snap: Snap?
             var roles: [(role: Int, words: [String])] = []
             let transcript = try transcriber.transcribe(floats, prompt: prompt) { transcript in
@@ -174,10 +174,7 @@ public final class SecondOpinion: Sendable {
                 guard !firstWords.isEmpty else { return [] }
                 roles = [(1, firstWords)]
                 roles += Self.opposites(of: opinion.command ?? opinion.heard, words: firstWords, sentences: sentences, parser: parser).map { (2, $0) }
-                if !snapped.sentence.isEmpty, snapped.sentence != firstWords {
-                    roles.append((3, snapped.sentence))
-                    roles += Self.opposites(of: snapped.command, words: snapped.sentence, sentences: sentences, parser: parser).map { (4, $0) }
-                }
+                if !snapped.sentence.isEmpty, snapped.sentence != firstWords { roles.append((3, snapped.sentence)) }
                 let names = Array((opinion.command ?? opinion.heard)?.slots.values ?? [:].values) + Array(snapped.command?.slots.values ?? [:].values)
                 return [transcript.text] + roles.map { Self.written($0.words, names: names) }
             }
@@ -193,8 +190,7 @@ public final class SecondOpinion: Sendable {
                     switch role {
                     case 1: scores.first = scored
                     case 2: scores.firstOpposites.append(scored)
-                    case 3: scores.snapped = scored
-                    default: scores.snappedOpposites.append(scored)
+                    default: scores.snapped = scored
                     }
                 }
                 report.scores = scores
