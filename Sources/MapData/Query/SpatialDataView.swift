@@ -106,6 +106,7 @@ public final class SpatialDataView: Sendable {
             // The name index: each feature's names (as its `names` reads them), each normalized name once,
             // the first in key order keeping it; sorted by feature and normalized name.
             var names: [NameEntry] = []
+            var normalizedNames: [String: String] = [:]  // a street's name is on many of its segments
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT id, name, names, lat, lon, super_category FROM features
                 WHERE name IS NOT NULL OR names IS NOT NULL ORDER BY id
@@ -117,7 +118,8 @@ public final class SpatialDataView: Sendable {
                 let superCategory = SuperCategory(rawValue: row[5]) ?? .undefined
                 var entries: [NameEntry] = []
                 for (_, value) in all {
-                    let normalized = NameNormalizer.normalize(value)
+                    let normalized = normalizedNames[value] ?? NameNormalizer.normalize(value)
+                    normalizedNames[value] = normalized
                     guard !normalized.isEmpty, !entries.contains(where: { $0.normalized == normalized }) else { continue }
                     entries.append(NameEntry(featureID: row[0], name: value, normalized: normalized,
                                              compact: normalized.replacingOccurrences(of: " ", with: ""),
