@@ -83,8 +83,8 @@ public struct WalkingGraph: Sendable {
             nodes[node.id] = node
         }
         let edges = try Row.fetchAll(db, sql: """
-            SELECT id, from_node, to_node, way_id, name, highway, is_crossing, traffic_signals, signal_sound,
-                   level, oneway_foot, geometry FROM walk_edges ORDER BY id
+            SELECT e.id, e.from_node, e.to_node, e.way_id, w.name, w.highway, e.is_crossing, e.traffic_signals, e.signal_sound,
+                   e.level, e.oneway_foot, e.geometry FROM walk_edges e JOIN ways w ON w.id = e.way_id ORDER BY e.id
             """).map { row -> Edge in
                 var geometry: [Coordinate] = []
                 if case .line(let cs)? = FeatureGeometry(kind: .line, encoded: row[11]) { geometry = cs }

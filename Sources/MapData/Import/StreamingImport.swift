@@ -411,7 +411,9 @@ final class StreamingImport {
         buildings = []
         var roadFeatureIDs: [Int64: Int64] = [:]
         for way in network.ways where way.featureID != 0 { roadFeatureIDs[way.wayID] = way.featureID }
+        var usedWays = Set<Int64>()
         try NetworkBuilder.intersections(network) { intersection in
+            for leg in intersection.legs { usedWays.insert(leg.wayID) }
             try writer.insertIntersection(intersection, roadFeatureIDs: roadFeatureIDs)
             summary.intersections += 1
             summary.features += 1
@@ -419,8 +421,12 @@ final class StreamingImport {
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
         var edges = 0
         let vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
+            usedWays.insert(edge.wayID)
             try writer.insertWalkEdge(edge)
             edges += 1
+        }
+        for way in network.ways where usedWays.contains(way.wayID) {
+            try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
         }
         try writer.insertWalkNodes(vertices)
         // What only the end needed: freed before the R-tree is packed.

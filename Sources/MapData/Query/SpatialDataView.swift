@@ -103,17 +103,32 @@ public final class SpatialDataView: Sendable {
             if let version = values["schema_version"].flatMap({ Int($0) }), version < MapStore.schemaVersion {
                 throw MapOpenError(path: path, reason: "it was imported by an older soundscape in map format \(version); this one reads format \(MapStore.schemaVersion)")
             }
-            let names = try Row.fetchAll(db, sql: """
-                SELECT n.feature_id, n.name, n.normalized, f.lat, f.lon, f.super_category
-                FROM feature_names n JOIN features f ON f.id = n.feature_id
-                """).map { row -> NameEntry in
-                    let normalized: String = row[2]
-                    return NameEntry(featureID: row[0], name: row[1], normalized: normalized,
-                                     compact: normalized.replacingOccurrences(of: " ", with: ""),
-                                     tokens: normalized.split(separator: " ").map(String.init),
-                                     coordinate: FixedPoint.coordinate(row[3], row[4]),
-                                     superCategory: SuperCategory(rawValue: row[5]) ?? .undefined)
+            // The name index: each feature's names (as its `names` reads them), each normalized name once,
+            // the first in key order keeping it; sorted by feature and normalized name.
+            var names: [NameEntry] = []
+            var normalizedNames: [String: String] = [:]  // a street's name is on many of its segments
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT id, name, names, lat, lon, super_category FROM features
+                WHERE name IS NOT NULL OR names IS NOT NULL ORDER BY id
+                """)
+            while let row = try rows.next() {
+                let all = MapStore.names(stored: row[2], name: row[1])
+                    .sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                let coordinate = FixedPoint.coordinate(row[3], row[4])
+                let superCategory = SuperCategory(rawValue: row[5]) ?? .undefined
+                var entries: [NameEntry] = []
+                for (_, value) in all {
+                    let normalized = normalizedNames[value] ?? NameNormalizer.normalize(value)
+                    normalizedNames[value] = normalized
+                    guard !normalized.isEmpty, !entries.contains(where: { $0.normalized == normalized }) else { continue }
+                    entries.append(NameEntry(featureID: row[0], name: value, normalized: normalized,
+                                             compact: normalized.replacingOccurrences(of: " ", with: ""),
+                                             tokens: normalized.split(separator: " ").map(String.init),
+                                             coordinate: coordinate, superCategory: superCategory))
                 }
+                entries.sort { $0.normalized.utf8.lexicographicallyPrecedes($1.normalized.utf8) }
+                names += entries
+            }
             return (MapMetadata(values: values), names)
         }
     }
@@ -401,8 +416,8 @@ public final class SpatialDataView: Sendable {
                 SELECT key, lat, lon, is_roundabout, level FROM features WHERE id = ? AND feature_value = 'gd_intersection'
                 """), arguments: [id]) else { continue }
             let legs = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT road_feature_id, way_id, name, highway, bearing, direction, is_roundabout, level
-                FROM intersection_legs WHERE intersection_id = ? ORDER BY bearing
+                SELECT l.road_feature_id, l.way_id, w.name, w.highway, l.bearing, l.direction, l.is_roundabout, l.level
+                FROM intersection_legs l JOIN ways w ON w.id = l.way_id WHERE l.intersection_id = ? ORDER BY l.bearing
                 """), arguments: [id]).map { leg in
                     IntersectionLeg(roadFeatureID: leg[0], wayID: leg[1], name: leg[2], highway: leg[3],
                                     bearing: LegGeometry.bearing(stored: leg[4]),

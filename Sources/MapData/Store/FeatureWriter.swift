@@ -32,22 +32,11 @@ struct FeatureWriter {
         var id: Int64
         var row: [DatabaseValue]
         var index: IndexEntry
-        /// (name, normalized name), each normalized name once.
-        var names: [(String, String)]
     }
 
     static func prepare(_ f: PendingFeature, id: Int64) -> PreparedFeature {
         let centroid = f.geometry.centroid
         let bbox = f.geometry.boundingBox
-        var names: [(String, String)] = []
-        if !f.names.isEmpty {
-            var seen = Set<String>()
-            for (_, value) in f.names {
-                let normalized = NameNormalizer.normalize(value)
-                guard !normalized.isEmpty, seen.insert(normalized).inserted else { continue }
-                names.append((value, normalized))
-            }
-        }
         // The primary tag is in feature_type and feature_value already.
         let tagged = f.tags[f.featureType] == f.featureValue
         let tagPairs = f.tags.pairs.compactMap { tagged && $0.key == f.featureType ? nil : ($0.key, $0.value) }
@@ -60,12 +49,11 @@ struct FeatureWriter {
                   storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
                   f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
                   FixedPoint.degrees(centroid.latitude).databaseValue, FixedPoint.degrees(centroid.longitude).databaseValue,
-                  f.category.databaseValue, f.superCategory.rawValue.databaseValue,
+                  f.category.databaseValue, f.superCategory.indexCode.databaseValue,
                   f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
                   f.isRoundabout.databaseValue, f.source.databaseValue],
             index: IndexEntry(id: id, box: bbox, category: f.superCategory.indexCode, announceable: f.isAnnounceable,
-                              roadClass: f.roadClass.rawValue),
-            names: names)
+                              roadClass: f.roadClass.rawValue))
     }
 
     /// The `names` column: nil when the names are only `name`, which has a column of its own.
@@ -87,7 +75,7 @@ struct FeatureWriter {
     func write(_ p: PreparedFeature) throws {
         try run(db.cachedStatement(sql: """
             INSERT INTO features (id, osm_id, key_text, osm_ids, feature_type, feature_value, name, names, tags, tagged,
-                geometry_kind, geometry, lat, lon, category, super_category, road_class,
+                geometry_kind, geometry, lat, lon, category, super_code, road_class,
                 level, layer, is_roundabout, source)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), p.row)
@@ -101,10 +89,6 @@ struct FeatureWriter {
                 """), [e.id.databaseValue, Double(e.minLat).databaseValue, Double(e.maxLat).databaseValue,
                        Double(e.minLon).databaseValue, Double(e.maxLon).databaseValue, Int(e.category).databaseValue,
                        Int(e.announceable).databaseValue, Int(e.roadClass).databaseValue])
-        }
-        for (value, normalized) in p.names {
-            try run(db.cachedStatement(sql: "INSERT INTO feature_names (feature_id, normalized, name) VALUES (?, ?, ?)"),
-                    [p.id.databaseValue, normalized.databaseValue, value.databaseValue])
         }
     }
 
@@ -151,10 +135,10 @@ struct FeatureWriter {
         let id = try insert(feature)
         for (seq, leg) in i.legs.enumerated() {
             try run(db.cachedStatement(sql: """
-                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing,
-                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, bearing,
+                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """), [id.databaseValue, seq.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
-                       leg.name.databaseValue, leg.highway.databaseValue, LegGeometry.stored(bearing: leg.bearing).databaseValue,
+                       LegGeometry.stored(bearing: leg.bearing).databaseValue,
                        leg.direction.databaseValue, leg.isRoundabout.databaseValue, leg.level.rawValue.databaseValue])
         }
         return id
@@ -201,12 +185,18 @@ struct FeatureWriter {
 
     func insertWalkEdge(_ e: PendingWalkEdge) throws {
         try run(db.cachedStatement(sql: """
-            INSERT INTO walk_edges (from_node, to_node, way_id, name, highway, is_crossing, traffic_signals,
-                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.name.databaseValue,
-                   e.highway.databaseValue, e.isCrossing.databaseValue,
+            INSERT INTO walk_edges (from_node, to_node, way_id, is_crossing, traffic_signals,
+                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.isCrossing.databaseValue,
                    e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.rawValue.databaseValue,
                    e.onewayFoot.databaseValue, FeatureGeometry.line(e.coords).encoded().databaseValue])
+    }
+
+    /// Writes a road's or path's name and highway once (`ways`), for its intersection legs and
+    /// walking-graph edges, which only keep its id.
+    func insertWay(id: Int64, name: String?, highway: String) throws {
+        try run(db.cachedStatement(sql: "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)"),
+                [id.databaseValue, name.databaseValue, highway.databaseValue])
     }
 
     func setMetadata(_ values: [String: String]) throws {

@@ -7,7 +7,7 @@ import GRDB
 /// routes) lives in a separate database.
 public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
 
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
@@ -48,8 +48,87 @@ public enum MapStore {
         migrator.registerMigration("v3-smaller") { db in
             try db.execute(sql: schemaV3)
         }
+        migrator.registerMigration("v4-ways") { db in
+            try db.execute(sql: schemaV4)
+        }
         return migrator
     }
+
+    /// Schema 4 (issue 33, the map ≤ 3 × its PBF): a road's name and highway are stored once, in
+    /// `ways`, instead of on each of its intersection legs and walking-graph edges; the super category
+    /// is stored as its index code (`super_category` is computed from it); no `feature_names` table
+    /// (the name index is built from `name` and `names` when a map is opened). Older rows are dropped.
+    static let schemaV4 = """
+    DROP TABLE features;
+    CREATE TABLE features (
+        id              INTEGER PRIMARY KEY,
+        osm_id          INTEGER,                     -- the element of an n123 / w456 / r789 key, numbered as osm_ids are
+        key_text        TEXT,                        -- any other key: i<node>, e<building key>, a tile's intersection
+        key             TEXT NOT NULL GENERATED ALWAYS AS (COALESCE(key_text, CASE
+                            WHEN osm_id >= 0 THEN 'n' || osm_id
+                            WHEN osm_id > -100000000000000000 THEN 'w' || (-osm_id)
+                            ELSE 'r' || (-osm_id - 100000000000000000) END)) VIRTUAL,
+        osm_ids         TEXT,                        -- JSON array of tile-service ids; NULL: the key's own element
+        feature_type    TEXT NOT NULL,               -- primary tag key: amenity, shop, highway…
+        feature_value   TEXT NOT NULL,               -- its value
+        name            TEXT,
+        names           TEXT,                        -- JSON: name, name:en, alt_name…; NULL: none, or only `name`
+        tags            TEXT,                        -- JSON: the OSM tags some reader uses; NULL: none
+        tagged          INTEGER NOT NULL DEFAULT 0,  -- 1: feature_type=feature_value is a tag too (left out of `tags`)
+        geometry_kind   INTEGER NOT NULL,            -- 0 point, 1 line, 2 polygon, 3 multipoint, 4 multipolygon
+        geometry        BLOB NOT NULL,               -- see FeatureGeometry.encoded()
+        lat             INTEGER NOT NULL,            -- representative point, 1e-7 degrees
+        lon             INTEGER NOT NULL,
+        category        TEXT,                        -- generic label: bus_stop, walking_path…
+        super_code      INTEGER NOT NULL,            -- SuperCategory.indexCode
+        super_category  TEXT NOT NULL GENERATED ALWAYS AS (\(superCategoryCase)) VIRTUAL,
+        road_class      INTEGER NOT NULL DEFAULT 0,  -- 0 none, 1 road, 2 path, 3 connector
+        level           INTEGER NOT NULL DEFAULT 0,  -- -1 underground, 0 ground, 1 elevated, 2 indoor
+        layer           INTEGER NOT NULL DEFAULT 0,
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        source          INTEGER NOT NULL DEFAULT 0   -- 0 PBF import, 1 tile service
+    );
+    CREATE UNIQUE INDEX features_osm ON features(osm_id) WHERE osm_id IS NOT NULL;
+    CREATE UNIQUE INDEX features_key ON features(key_text) WHERE key_text IS NOT NULL;
+    CREATE TABLE ways (                              -- a road's or path's own values, shared by its legs and edges
+        id              INTEGER PRIMARY KEY,         -- OSM way id
+        name            TEXT,
+        highway         TEXT NOT NULL
+    );
+    DROP TABLE intersection_legs;
+    CREATE TABLE intersection_legs (
+        intersection_id INTEGER NOT NULL,
+        seq             INTEGER NOT NULL,            -- the leg's number within its intersection
+        road_feature_id INTEGER,
+        way_id          INTEGER NOT NULL,            -- its name and highway are in `ways`
+        bearing         INTEGER NOT NULL,            -- hundredths of a degree, towards the point ~25 m along the road
+        direction       INTEGER NOT NULL,            -- +1 along the way's node order, -1 against it
+        is_roundabout   INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (intersection_id, seq)
+    ) WITHOUT ROWID;
+    DROP TABLE walk_edges;
+    CREATE TABLE walk_edges (                        -- (no length: it is the geometry's; name and highway: the way's)
+        id              INTEGER PRIMARY KEY,
+        from_node       INTEGER NOT NULL,
+        to_node         INTEGER NOT NULL,
+        way_id          INTEGER NOT NULL,
+        is_crossing     INTEGER NOT NULL DEFAULT 0,
+        traffic_signals INTEGER NOT NULL DEFAULT 0,
+        signal_sound    INTEGER NOT NULL DEFAULT 0,
+        level           INTEGER NOT NULL DEFAULT 0,
+        oneway_foot     INTEGER NOT NULL DEFAULT 0,
+        geometry        BLOB NOT NULL                -- line, FeatureGeometry encoding
+    );
+    DROP TABLE feature_names;
+    DELETE FROM walk_nodes; DELETE FROM feature_index; DELETE FROM entrances;
+    DELETE FROM tile_cache; DELETE FROM tile_features;
+    """
+
+    /// `super_category` from `super_code`: the inverse of ``SuperCategory/indexCode``.
+    static let superCategoryCase = "CASE super_code "
+        + SuperCategory.allCases.map { "WHEN \($0.indexCode) THEN '\($0.rawValue)'" }.joined(separator: " ")
+        + " ELSE 'undefined' END"
 
     /// Schema 3 stores nothing twice and keeps no index that no query uses (issue 33: a region's map
     /// was five times its PBF): a feature's point in 1e-7 degrees as integers, no z16 tile (it follows

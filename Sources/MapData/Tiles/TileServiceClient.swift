@@ -290,10 +290,12 @@ public final class TileServiceClient: Sendable {
         for (seq, leg) in legs.enumerated() {
             let roadID = try MapStore.featureID(key: "w\(leg.wayID)", db: db)
             try db.execute(sql: """
-                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, name, highway, bearing, direction,
-                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, seq, roadID, leg.wayID, leg.name, leg.highway, LegGeometry.stored(bearing: leg.bearing), leg.direction,
+                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, bearing, direction,
+                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [id, seq, roadID, leg.wayID, LegGeometry.stored(bearing: leg.bearing), leg.direction,
                                  leg.isRoundabout, leg.level.rawValue])
+            try db.execute(sql: "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)",
+                           arguments: [leg.wayID, leg.name, leg.highway])
         }
     }
 
@@ -316,7 +318,6 @@ public final class TileServiceClient: Sendable {
         for id in ids {
             try db.execute(sql: "DELETE FROM features WHERE id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM feature_index WHERE id = ?", arguments: [id])
-            try db.execute(sql: "DELETE FROM feature_names WHERE feature_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM intersection_legs WHERE intersection_id = ?", arguments: [id])
             try db.execute(sql: "DELETE FROM entrances WHERE list_feature_id = ?", arguments: [id])
         }
