@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's meaning or signature changes; the program refuses a library of another version. */
-#define SSW_API_VERSION 2
+#define SSW_API_VERSION 3
 
 /* Results of ssw_transcribe. */
 #define SSW_OK 0
@@ -46,8 +46,11 @@ int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, con
  * end_scores[i] (may be NULL) the last of these alone (the end of the text, low where the model expects more words),
  * token_counts[i] (may be NULL) how many that was. A text is scored as a transcript would be written (a leading
  * space, its own case and punctuation). Returns SSW_OK, or SSW_ERROR / SSW_TIMED_OUT with a sentence in `error`.
+ * The prompt's decoding is taken from what the transcription left in the decoder's cache; with
+ * SSW_SCORE_FRESH_PREFIX in `flags` it is decoded again (slower, and the same scores to rounding).
  * One call at a time per model. */
-int ssw_score(ssw_model *model, const char *const *texts, int count, int time_limit_ms, double *scores,
+#define SSW_SCORE_FRESH_PREFIX 1
+int ssw_score(ssw_model *model, const char *const *texts, int count, int flags, int time_limit_ms, double *scores,
               double *end_scores, int *token_counts, char *error, size_t error_size);
 
 /* Frees what the last transcription kept for scoring (the decoder state and its buffers, most of what Whisper
@@ -62,7 +65,7 @@ typedef ssw_model *(*ssw_open_fn)(const char *, int, char *, size_t);
 typedef void (*ssw_describe_fn)(const ssw_model *, char *, size_t);
 typedef int (*ssw_transcribe_fn)(ssw_model *, const float *, int, const char *, int, int, int, char *, size_t,
                                  double *, char *, size_t);
-typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, double *, double *, int *, char *, size_t);
+typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, int, double *, double *, int *, char *, size_t);
 typedef void (*ssw_release_fn)(ssw_model *);
 typedef void (*ssw_close_fn)(ssw_model *);
 

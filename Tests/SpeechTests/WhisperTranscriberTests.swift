@@ -65,6 +65,28 @@ struct WhisperTranscriberTests {
         #expect(r.logProbability < 0 && r.tokens >= 3, "\(r)")
     }
 
+    /// The scores start from the prompt the transcription left in the decoder's cache; decoding the prompt again
+    /// gives the same scores (to float rounding), so the shortcut changes nothing but the time.
+    @Test func scoresFromTheCachedPromptEqualScoresFromAFreshOne() throws {
+        let cached = try Self.shared.get()
+        let fresh = try WhisperTranscriber(library: Self.libraryPath, model: Self.modelPath,
+                                           configuration: .init(threads: 1, timeLimit: .seconds(60), scoresReusePrompt: false))
+        let audio = try Self.samples("unmute the beacon")
+        let prompt = "Callouts off. Unmute the beacon. Take me to Kauppatori, Stockmann or Ateneum."
+        let sentences = { (t: Transcript) in [t.text, "Unmute the beacon.", "Mute the beacon.", "Where am I?"] }
+        let a = try cached.transcribe(audio, prompt: prompt, scoring: sentences)
+        let b = try fresh.transcribe(audio, prompt: prompt, scoring: sentences)
+        #expect(a.scoringProblem == nil && b.scoringProblem == nil)
+        #expect(a.text == b.text && a.scored.count == 4 && b.scored.count == 4)
+        for (x, y) in zip(a.scored, b.scored) {
+            #expect(x.text == y.text && x.tokens == y.tokens)
+            #expect(abs(x.logProbability - y.logProbability) < 0.05, "\(x) against \(y)")
+            #expect(abs(x.endLogProbability - y.endLogProbability) < 0.05, "\(x) against \(y)")
+        }
+        // Not every sentence scores alike: the comparison above could fail.
+        #expect(Set(a.scored.map { Int($0.logProbability) }).count > 1, "\(a.scored)")
+    }
+
     /// A decode past its time limit is stopped with a typed error, and the next one works.
     @Test func aTranscriptionPastItsLimitStopsAndTheNextWorks() throws {
         let loaded = try Self.shared.get()

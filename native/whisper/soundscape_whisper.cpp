@@ -33,6 +33,9 @@ struct ssw_model {
     // whether that transcription's audio is still encoded in `state`.
     std::vector<whisper_token> prefix;
     bool encoded = false;
+    // Whether `state`'s self-attention cache still holds `prefix` at positions 0..prefix.size()-1 for sequence 0,
+    // as whisper_full left it; ssw_score then decodes only the prefix's last token again for its logits.
+    bool prefix_cached = false;
 };
 
 namespace {
@@ -257,6 +260,7 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
     try {
         whisper_context *context = model->context;
         model->encoded = false;
+        model->prefix_cached = false;
         if (model->state == nullptr) {
             last_log_error.clear();
             model->state = whisper_init_state(context);
@@ -331,6 +335,9 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
         if (mean_logprob) *mean_logprob = counted > 0 ? sum / counted : 0;
         model->prefix = decoding_prefix(context, p.initial_prompt);
         model->encoded = true;
+        // One greedy pass at temperature 0 (no fallback): whisper_full decoded exactly this prefix into sequence 0
+        // and wrote the text after it, which the scores' own decoding replaces.
+        model->prefix_cached = true;
         return SSW_OK;
     } catch (const std::exception &e) {
         put(error, error_size, "whisper.cpp failed: %s", e.what());
@@ -340,8 +347,8 @@ extern "C" int ssw_transcribe(ssw_model *model, const float *samples, int sample
     return SSW_ERROR;
 }
 
-extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, int time_limit_ms, double *scores,
-                          double *end_scores, int *token_counts, char *error, size_t error_size) {
+extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, int flags, int time_limit_ms,
+                          double *scores, double *end_scores, int *token_counts, char *error, size_t error_size) {
     if (model == nullptr || texts == nullptr || scores == nullptr || count < 0) {
         put(error, error_size, "nothing to score (no model or no texts)");
         return SSW_ERROR;
@@ -363,8 +370,20 @@ extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, 
         };
         last_log_error.clear();
         const std::vector<whisper_token> &prefix = model->prefix;
-        decode(prefix.data(), (int) prefix.size(), 0);
-        const std::vector<float> first(whisper_get_logits_from_state(state), whisper_get_logits_from_state(state) + vocabulary);
+        const int n_prefix = (int) prefix.size();
+        // whisper.cpp fills only the last row of the logits of a batch of tokens: the first word's logits are the
+        // row of the prefix's last token.
+        const float *row;
+        if (model->prefix_cached && !(flags & SSW_SCORE_FRESH_PREFIX)) {
+            // The prompt is already in the cache: only its last token again.
+            decode(prefix.data() + n_prefix - 1, 1, n_prefix - 1);
+            row = whisper_get_logits_from_state(state);
+        } else {
+            decode(prefix.data(), n_prefix, 0);
+            model->prefix_cached = true;
+            row = whisper_get_logits_from_state(state) + (size_t) (n_prefix - 1) * vocabulary;
+        }
+        const std::vector<float> first(row, row + vocabulary);
         for (int c = 0; c < count; ++c) {
             const std::vector<whisper_token> tokens = tokenize(context, texts[c] ? texts[c] : "");
             if ((int) (prefix.size() + tokens.size()) + 1 > text_context) {
@@ -403,6 +422,7 @@ extern "C" void ssw_release(ssw_model *model) {
     if (model->state != nullptr) whisper_free_state(model->state);
     model->state = nullptr;
     model->encoded = false;
+    model->prefix_cached = false;
     // The state's many smaller blocks (the decoder's logits for a whole prompt alone are about 46 MB) were freed into
     // the calling thread's malloc arena, which glibc keeps unless asked: hand them back to the system.
     malloc_trim(0);

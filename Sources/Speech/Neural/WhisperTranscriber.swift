@@ -65,14 +65,18 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         public var tokensPerSecond: Double
         /// A transcription still running after this long is stopped (``WhisperError/Kind/timedOut``).
         public var timeLimit: Duration
+        /// Whether the scores start from the prompt as the transcription left it in the decoder's cache (true), or
+        /// decode the prompt again (false: a prompt's worth of work more for the same scores, kept to check that).
+        public var scoresReusePrompt: Bool
 
         public init(threads: Int = 1, contextMargin: Int = 50, baseTokens: Int = 8, tokensPerSecond: Double = 4,
-                    timeLimit: Duration = .seconds(3)) {
+                    timeLimit: Duration = .seconds(3), scoresReusePrompt: Bool = true) {
             self.threads = threads
             self.contextMargin = contextMargin
             self.baseTokens = baseTokens
             self.tokensPerSecond = tokensPerSecond
             self.timeLimit = timeLimit
+            self.scoresReusePrompt = scoresReusePrompt
         }
     }
 
@@ -227,7 +231,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         var pointers = spaced.map { strdup($0).map { UnsafePointer($0) } }
         defer { for pointer in pointers { free(UnsafeMutablePointer(mutating: pointer)) } }
         let result = pointers.withUnsafeMutableBufferPointer { list in
-            scoreFunction(loaded, list.baseAddress, Int32(texts.count), limit, &scores, &ends, &counts, &error, error.count)
+            scoreFunction(loaded, list.baseAddress, Int32(texts.count), configuration.scoresReusePrompt ? 0 : SSW_SCORE_FRESH_PREFIX,
+                          limit, &scores, &ends, &counts, &error, error.count)
         }
         guard result == SSW_OK else {
             problem = "Whisper could not score \(texts.count) sentences: \(Self.string(error))"
