@@ -3,6 +3,7 @@ import ArgumentParser
 import Audio
 import Foundation
 import Logging
+import Speech
 
 /// `soundscape-bench`, the program `make bench` runs: every figure, printed against its target.
 @main
@@ -32,6 +33,9 @@ struct BenchCommand: AsyncParsableCommand {
 
     @Option(help: "With asr: stop starting new sentences after this many seconds (the figures then rest on fewer sentences).")
     var asrBudget: Double?
+
+    @Option(help: "With asr: about how many characters of prompt Whisper is given (default: the program's).")
+    var asrPromptLimit: Int?
 
     @Option(help: "With speech: one JSON line per utterance (features, what was heard) into this file.")
     var asrDump: String?
@@ -114,7 +118,8 @@ struct BenchCommand: AsyncParsableCommand {
             printError("bench: two recognizers on espeak-ng, festival and Piper voices…")
             figures += try RecognizerBench.run(paths: paths, synthesizer: synthesizer,
                                                options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget,
-                                                                                cache: environment.cacheDirectory))
+                                                                                cache: environment.cacheDirectory,
+                                                                                promptLimit: asrPromptLimit ?? SecondOpinion.standardPromptLimit))
             figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work, environment: processEnvironment)
         }
         if only == nil || only == "audio" {

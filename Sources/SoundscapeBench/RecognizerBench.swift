@@ -20,6 +20,8 @@ enum RecognizerBench {
         var budget: Double?
         /// The program's cache folder, where the rendered voices are kept.
         var cache: String
+        /// About how many characters of prompt Whisper is given (``SecondOpinion/promptLimit``).
+        var promptLimit = SecondOpinion.standardPromptLimit
     }
 
     enum Noise: String { case ambience = "ambience", crowd = "crowd" }
@@ -96,7 +98,7 @@ enum RecognizerBench {
         // would have been stopped is reported beside the latency. One thread: on a machine shared with other work two
         // threads wait on each other (OpenMP) and take longer; the words written are the same.
         let shippedLimit = WhisperTranscriber.Configuration().timeLimit
-        let second = SecondRecognizer.load(paths: paths) { paths in
+        let second = SecondRecognizer.load(paths: paths, promptLimit: options.promptLimit) { paths in
             try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path,
                                    configuration: WhisperTranscriber.Configuration(threads: 1, timeLimit: .seconds(120)))
         }

@@ -77,8 +77,9 @@ struct SecondOpinionTests {
         // The same audio, and a prompt with the command words and the places nearby.
         let call = try #require(opposite.calls.first)
         #expect(call.samples == samples.count)
-        #expect(call.prompt.lowercased().contains("callouts off"), "\(call.prompt)")
+        #expect(call.prompt.lowercased().contains("go to sleep. wake up."), "\(call.prompt)")
         #expect(call.prompt.contains("Kauppatori") && call.prompt.contains("Fazer Café"), "\(call.prompt)")
+        #expect(call.prompt.count <= SecondOpinion.standardPromptLimit, "\(call.prompt.count) characters: \(call.prompt)")
 
         let same = ScriptedTranscriber(heard.replacingOccurrences(of: "_", with: " "))
         let agreed = try Self.opinion(same, recognizer: recognizer).decide(samples: samples, first: result, state: .awake)

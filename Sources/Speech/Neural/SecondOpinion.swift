@@ -33,6 +33,11 @@ public final class SecondOpinion: Sendable {
     public let thresholds: DecisionThresholds
     /// Ask on every utterance; when false, only where the answer can change the outcome (``RecognizerDecision/wantsSecondOpinion(_:everyUtterance:thresholds:)``).
     public let everyUtterance: Bool
+    /// About how many characters of prompt Whisper is given (``prompt(for:limit:namesLimit:)``): each of its tokens is
+    /// decoded before every transcription, so a shorter prompt answers sooner.
+    public let promptLimit: Int
+    /// 350 characters (about 90 tokens): as right on the tuning voices as 700 and a third sooner (docs/measurements.md).
+    public static let standardPromptLimit = 350
     let dictionary: PhoneDictionary
 
     private struct Prepared: Sendable {
@@ -48,11 +53,12 @@ public final class SecondOpinion: Sendable {
     /// - Parameter dictionary: pronunciations of English words (the speech model's dictionary and Models/extra.dict);
     ///   the recognizer's generated pronunciations of names are added by ``prepare(from:)``.
     public init(transcriber: any Transcriber, dictionary: PhoneDictionary, thresholds: DecisionThresholds = .standard,
-                everyUtterance: Bool = true) {
+                everyUtterance: Bool = true, promptLimit: Int = standardPromptLimit) {
         self.transcriber = transcriber
         self.dictionary = dictionary
         self.thresholds = thresholds
         self.everyUtterance = everyUtterance
+        self.promptLimit = promptLimit
     }
 
     /// Follows the recognizer's grammar and slot phrases when they changed since the last call (call on the
@@ -67,7 +73,7 @@ public final class SecondOpinion: Sendable {
         for state in ListeningState.allCases {
             snappers[state] = GrammarSnapper(grammar: grammar.restricted(to: state.admits) ?? grammar, dictionary: words)
         }
-        let prompt = Self.prompt(for: grammar)
+        let prompt = Self.prompt(for: grammar, limit: promptLimit)
         let parser = IntentParser(grammar: grammar)
         var sentences: [String: [String]] = [:]
         var sampler = GrammarSampler(grammar: grammar, seed: 1)
@@ -116,9 +122,11 @@ public final class SecondOpinion: Sendable {
     /// The words to bias the transcriber toward, as sentences it might have written before: one command of each
     /// intent ("Callouts off. Where am I? …"), then the names of markers, routes and places nearby as written
     /// ("Kauppatori, Café Engel"). Whisper keeps the end of a long prompt, so the names come last, and the whole is
-    /// kept to about `limit` characters (Whisper reads at most 224 tokens of it). A list of bare words instead of
-    /// sentences made it write nonsense for a clean "callouts off" ("kel up the soft").
-    public static func prompt(for grammar: CommandGrammar, limit: Int = 700, namesLimit: Int = 300) -> String {
+    /// kept to about `limit` characters (Whisper reads at most 224 tokens of it), of which the names take at most
+    /// `namesLimit` (three sevenths unless given). A list of bare words instead of sentences made it write nonsense for
+    /// a clean "callouts off" ("kel up the soft").
+    public static func prompt(for grammar: CommandGrammar, limit: Int = standardPromptLimit, namesLimit: Int? = nil) -> String {
+        let namesLimit = namesLimit ?? limit * 3 / 7
         var names: [String] = []
         var seen = Set<String>()
         var length = 0
