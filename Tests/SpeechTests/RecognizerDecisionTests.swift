@@ -155,7 +155,7 @@ struct RecognizerDecisionTests {
         #expect(undoing.command == nil)
         // "Kälopsof" for "callouts off": unclear, but nearest to the very command PocketSphinx took.
         let garbled = RecognizerDecision.decide(first: Self.first("callouts_off", confidence: 0.99), second: Self.snap("callouts_off", distance: 0.57),
-                                                transcriptLogProbability: -0.76)
+                                                transcriptLogProbability: -1.1)
         #expect(garbled.outcome == .agreed)
         #expect(garbled.command?.intent == "callouts_off")
         // "Wear my." for "where am i", written with confidence: nearest to a command that undoes nothing, so it agrees.
@@ -168,9 +168,9 @@ struct RecognizerDecisionTests {
         #expect(clear.outcome == .outOfGrammar)
         // Loose agreement needs PocketSphinx to have taken the command, and the opposite never agrees.
         #expect(RecognizerDecision.decide(first: Self.first("callouts_off", confidence: 0.3, taken: false),
-                                          second: Self.snap("callouts_off", distance: 0.57), transcriptLogProbability: -0.76).command == nil)
+                                          second: Self.snap("callouts_off", distance: 0.57), transcriptLogProbability: -1.1).command == nil)
         #expect(RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),
-                                          second: Self.snap("callouts_off", distance: 0.57), transcriptLogProbability: -0.76).command == nil)
+                                          second: Self.snap("callouts_off", distance: 0.57), transcriptLogProbability: -1.1).command == nil)
     }
 
     @Test func withoutASecondOpinionPocketSphinxDecidesAlone() {

@@ -36,8 +36,9 @@ public final class SecondOpinion: Sendable {
     /// About how many characters of prompt Whisper is given (``prompt(for:limit:namesLimit:)``): each of its tokens is
     /// decoded before every transcription, so a shorter prompt answers sooner.
     public let promptLimit: Int
-    /// 350 characters (about 90 tokens): as right on the tuning voices as 700 and a third sooner (docs/measurements.md).
-    public static let standardPromptLimit = 350
+    /// 200 characters (about 50 tokens): on the tuning voices more often right than 350 or 700, and sooner
+    /// (docs/measurements.md, "The first word's score").
+    public static let standardPromptLimit = 200
     let dictionary: PhoneDictionary
 
     private struct Prepared: Sendable {
