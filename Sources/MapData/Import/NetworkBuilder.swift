@@ -257,18 +257,25 @@ enum NetworkBuilder {
     static func walkingGraph(_ network: TravelNetwork, nodeFlags: [Int64: NodeFlags],
                              emitEdge: (PendingWalkEdge) throws -> Void) rethrows -> [Int32] {
         let walkable = network.ways.filter { $0.flags.contains(.walkable) && $0.count >= 2 }
-        // How many times each node is used by walkable ways: a sorted list, counted by binary search.
-        var used: [Int64] = []
-        for way in walkable { used.append(contentsOf: network.nodeIDs[way.start..<(way.start + way.count)]) }
-        used.sort()
-        func useCount(_ id: Int64) -> Int {
-            var lo = 0, hi = used.count
-            while lo < hi { let mid = (lo + hi) >> 1; if used[mid] < id { lo = mid + 1 } else { hi = mid } }
-            var end = lo
-            while end < used.count && used[end] == id { end += 1 }
-            return end - lo
+        // The walkable ways' vertices by node id (4-byte indices, where a sorted list of the ids took 8),
+        // and from them a bit for each vertex whose node the walkable ways use more than once.
+        let nodeIDs = network.nodeIDs
+        var order: [Int32] = []
+        for way in walkable { order.append(contentsOf: Int32(way.start)..<Int32(way.start + way.count)) }
+        order.sort { nodeIDs[Int($0)] < nodeIDs[Int($1)] }
+        func groupEnd(_ start: Int) -> Int {
+            var end = start + 1
+            while end < order.count && nodeIDs[Int(order[end])] == nodeIDs[Int(order[start])] { end += 1 }
+            return end
         }
-        var vertices: [Int32] = []
+        var shared = VertexBits(count: nodeIDs.count)
+        var groupStart = 0
+        while groupStart < order.count {
+            let end = groupEnd(groupStart)
+            if end - groupStart > 1 { for k in groupStart..<end { shared.insert(Int(order[k])) } }
+            groupStart = end
+        }
+        var isVertex = VertexBits(count: nodeIDs.count)
         for way in walkable {
             let ids = network.nodeIDs[way.start..<(way.start + way.count)]
             let coords = network.coordinates(of: way)
@@ -282,10 +289,10 @@ enum NetworkBuilder {
                 let id = ids[way.start + i]
                 if i > 0 { length += coords[i - 1].distance(to: coords[i]) }
                 let flags = nodeFlags[id] ?? []
-                let isVertex = i == 0 || i == way.count - 1 || useCount(id) > 1
+                let vertex = i == 0 || i == way.count - 1 || shared.contains(way.start + i)
                     || flags.contains(.crossing) || flags.contains(.trafficSignals)
-                guard isVertex else { edgeFlags.formUnion(flags); continue }
-                vertices.append(Int32(way.start + i))
+                guard vertex else { edgeFlags.formUnion(flags); continue }
+                isVertex.insert(way.start + i)
                 if i > start {
                     let startID = ids[way.start + start]
                     let endFlags = (nodeFlags[startID] ?? []).union(flags).union(edgeFlags)
@@ -301,15 +308,27 @@ enum NetworkBuilder {
                 edgeFlags = []
             }
         }
-        // (Every use of a node has the same coordinate and flags, so which of them is kept does not matter.)
-        let nodeIDs = network.nodeIDs
-        vertices.sort { nodeIDs[Int($0)] < nodeIDs[Int($1)] }
+        // The graph's nodes in id order, one vertex of each (every use of a node has the same coordinate
+        // and flags, so which one does not matter), kept in place in `order`.
         var kept = 0
-        for i in vertices.indices where kept == 0 || nodeIDs[Int(vertices[kept - 1])] != nodeIDs[Int(vertices[i])] {
-            vertices[kept] = vertices[i]
-            kept += 1
+        groupStart = 0
+        while groupStart < order.count {
+            let end = groupEnd(groupStart)
+            if let k = (groupStart..<end).first(where: { isVertex.contains(Int(order[$0])) }) {
+                order[kept] = order[k]
+                kept += 1
+            }
+            groupStart = end
         }
-        vertices.removeLast(vertices.count - kept)
-        return vertices
+        order.removeLast(order.count - kept)
+        return order
     }
+}
+
+/// One bit for each vertex of a travel network.
+struct VertexBits {
+    private var words: [UInt64]
+    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+    mutating func insert(_ i: Int) { words[i >> 6] |= 1 << UInt64(i & 63) }
+    func contains(_ i: Int) -> Bool { words[i >> 6] & (1 << UInt64(i & 63)) != 0 }
 }

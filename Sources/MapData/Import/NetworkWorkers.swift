@@ -22,7 +22,7 @@ final class NetworkWorkers: Sendable {
 
     /// `capacity` batches of `batchSize` items may wait for the writer on each channel (the tests make
     /// them small to see the threads stopped while they wait).
-    init(network: TravelNetwork, nodeFlags: [Int64: NodeFlags], capacity: Int = 32, batchSize: Int = 512) {
+    init(network: TravelNetwork, nodeFlags: [Int64: NodeFlags], capacity: Int = 8, batchSize: Int = 512) {
         intersections = BatchChannel(capacity: capacity)
         edges = BatchChannel(capacity: capacity)
         let results = results, group = group, intersections = intersections, edges = edges

@@ -388,6 +388,9 @@ final class StreamingImport {
         var outerNodeIDs: [Int64] = []
         for member in relation.members where member.kind == .way {
             guard let memberRefs = wayRefs(member.ref) else { continue }
+            // A relation's member ways are found by binary search, scattered over the mapped files:
+            // their node references count towards releasing the pages, not just the relation.
+            pagesTouched += memberRefs.count
             let r = resolve(memberRefs)
             guard r.ids.count >= 2 else { continue }
             let segment = Array(zip(r.ids, Self.coordinates(r.lat, r.lon)))
