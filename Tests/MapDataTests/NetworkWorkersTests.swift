@@ -37,7 +37,13 @@ struct NetworkWorkersTests {
 
         let workers = NetworkWorkers(network: network, nodeFlags: flags, capacity: 2, batchSize: 7)
         var intersections: [Int64] = [], edges: [[Int64]] = []
-        while let batch = try workers.intersections.take() { intersections += batch.map(\.nodeID) }
+        while let batch = try workers.intersections.take() {
+            intersections += batch.map(\.intersection.nodeID)
+            for item in batch {
+                // The streets along the rows made features (their way id), those along the columns none.
+                #expect(item.roadFeatureIDs == Dictionary(uniqueKeysWithValues: item.intersection.wayIDs.filter { $0 < 1_000 }.map { ($0, $0) }))
+            }
+        }
         while let batch = try workers.edges.take() { edges += batch.map { [$0.from, $0.to, $0.wayID] } }
         let (used, vertices) = workers.finished()
         #expect(intersections == expectedIntersections)

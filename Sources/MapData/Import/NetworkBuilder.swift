@@ -136,6 +136,19 @@ struct TravelNetwork: Sendable {
 
     func string(_ index: Int32) -> String? { index >= 0 ? strings[Int(index)] : nil }
 
+    /// The feature row of a way, nil when it made none or is not in the network (ways are added in
+    /// ascending id order, as the file has them, so this is a binary search).
+    func featureID(ofWay id: Int64) -> Int64? {
+        var lo = 0, hi = ways.count - 1
+        while lo <= hi {
+            let mid = (lo + hi) >> 1
+            let v = ways[mid].wayID
+            if v == id { return ways[mid].featureID != 0 ? ways[mid].featureID : nil }
+            if v < id { lo = mid + 1 } else { hi = mid - 1 }
+        }
+        return nil
+    }
+
     /// Adds a travel way with its resolved vertices (node ids and coordinates in 1e-7 degrees).
     mutating func add(wayID: Int64, featureID: Int64?, tags: OSMTags, highway: String,
                       ids: [Int64], lat wayLat: [Int32], lon wayLon: [Int32]) {

@@ -7,10 +7,18 @@ import Foundation
 /// them after the pass. (One thread, not one for each: both at once raised the peak memory by 30 MB
 /// at 100×, and the writer, not the building, is the slower side.)
 final class NetworkWorkers: Sendable {
-    let intersections: BatchChannel<PendingIntersection>
+    let intersections: BatchChannel<Intersection>
     let edges: BatchChannel<PendingWalkEdge>
     private let results = Results()
     private let group = DispatchGroup()
+
+    /// An intersection with the feature rows of the roads its legs are on (the ways that made one), for
+    /// `FeatureWriter.insertIntersection`: looked up here, in the network's ways (in ascending id order),
+    /// instead of in a dictionary of every road that the writer kept through the intersections.
+    struct Intersection: Sendable {
+        var intersection: PendingIntersection
+        var roadFeatureIDs: [Int64: Int64]
+    }
 
     /// What the thread leaves behind.
     // @unchecked: written by the thread before it leaves `group`, read only after `group.wait()`.
@@ -29,12 +37,16 @@ final class NetworkWorkers: Sendable {
         group.enter()
         Thread.detachNewThread {
             var used = Set<Int64>()
-            var batch: [PendingIntersection] = []
+            var batch: [Intersection] = []
             var cancelled = false
             do {
                 try NetworkBuilder.intersections(network) { intersection in
                     for leg in intersection.legs { used.insert(leg.wayID) }
-                    batch.append(intersection)
+                    var roads: [Int64: Int64] = [:]
+                    for wayID in intersection.wayIDs {
+                        if let featureID = network.featureID(ofWay: wayID) { roads[wayID] = featureID }
+                    }
+                    batch.append(Intersection(intersection: intersection, roadFeatureIDs: roads))
                     if batch.count >= batchSize {
                         guard intersections.put(batch) else { throw CancellationError() }
                         batch = []

@@ -440,16 +440,13 @@ final class StreamingImport {
             summary.features += 1
         }
         buildings = []
-        var roadFeatureIDs: [Int64: Int64] = [:]
-        for way in network.ways where way.featureID != 0 { roadFeatureIDs[way.wayID] = way.featureID }
         while let batch = try workers.intersections.take() {
-            for intersection in batch {
-                try writer.insertIntersection(intersection, roadFeatureIDs: roadFeatureIDs)
+            for item in batch {
+                try writer.insertIntersection(item.intersection, roadFeatureIDs: item.roadFeatureIDs)
             }
             summary.intersections += batch.count
             summary.features += batch.count
         }
-        roadFeatureIDs = [:]
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
         var edges = 0
         while let batch = try workers.edges.take() {
