@@ -226,4 +226,34 @@ struct StreamingImportTests {
         // The database that stayed still answers.
         #expect(try SpatialDataView(path: db).lookup(spokenName: "Kauppatori").isEmpty == false)
     }
+
+    @Test("a file cut among the relations, while the intersections and walking graph are being built beside them, leaves the old database and no threads or files behind")
+    func cutAmongRelations() async throws {
+        let helsinki = try await SharedHelsinki.get()
+        let dir = try TestData.temporaryDirectory("cut-relations")
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let db = dir.appendingPathComponent("map.sqlite").path
+        try FileManager.default.copyItem(atPath: helsinki.databasePath, toPath: db)
+        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        let tiled = dir.appendingPathComponent("tiled.osm.pbf").path
+        try PBFTiler.tile(source: try TestData.helsinki(), copies: 3, output: tiled)
+        // The last block holds relations (the network's thread starts when the first of them is read).
+        var reader = try PBFFrameReader(path: tiled)
+        var last: PBFRawBlock?
+        while let raw = try reader.next() { last = raw }
+        reader.close()
+        #expect(try PBFDecoder.decodeData(try #require(last), path: tiled).relations.isEmpty == false)
+        let offsets = try Self.frameOffsets(tiled)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: tiled))
+        let cut = dir.appendingPathComponent("cut.osm.pbf").path
+        try bytes.prefix(offsets[offsets.count - 1] + (bytes.count - offsets[offsets.count - 1]) / 2).write(to: URL(fileURLWithPath: cut))
+        for _ in 0..<3 {
+            let error = try #require(throws: MapImportError.self) { try MapImporter.importPBF(at: cut, into: db) }
+            #expect(error.block == offsets.count, "\(error)")
+            if case .truncatedBlob = error.reason {} else { Issue.record("not a truncated blob: \(error)") }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: db)) == before)
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: dir.path).filter { $0.hasPrefix("map.sqlite") }
+            #expect(leftovers == ["map.sqlite"], "\(leftovers)")
+        }
+    }
 }

@@ -12,7 +12,8 @@ enum LegGeometry {
 
     /// Bearing from `coords[index]` towards the point `measureDistance` metres along the line in
     /// `direction` (+1 forwards, -1 backwards); the far end when the line is shorter.
-    static func bearing(_ coords: [Coordinate], from index: Int, direction: Int) -> Double? {
+    static func bearing<C: RandomAccessCollection<Coordinate>>(_ coords: C, from index: Int, direction: Int) -> Double?
+        where C.Index == Int {
         let origin = coords[index]
         var previous = origin
         var travelled = 0.0
@@ -37,7 +38,7 @@ enum LegGeometry {
     }
 }
 
-struct PendingLeg {
+struct PendingLeg: Sendable {
     var wayID: Int64
     var name: String?
     var highway: String
@@ -47,7 +48,7 @@ struct PendingLeg {
     var level: LevelClass
 }
 
-struct PendingIntersection {
+struct PendingIntersection: Sendable {
     var nodeID: Int64
     var coordinate: Coordinate
     var wayIDs: [Int64]
@@ -56,7 +57,7 @@ struct PendingIntersection {
     var level: LevelClass
 }
 
-struct PendingWalkEdge {
+struct PendingWalkEdge: Sendable {
     var from: Int64
     var to: Int64
     var wayID: Int64
@@ -71,7 +72,7 @@ struct PendingWalkEdge {
     var coords: [Coordinate]
 }
 
-struct NodeFlags: OptionSet, Hashable {
+struct NodeFlags: OptionSet, Hashable, Sendable {
     let rawValue: UInt8
     static let crossing = NodeFlags(rawValue: 1)
     static let trafficSignals = NodeFlags(rawValue: 2)
@@ -91,8 +92,8 @@ struct NodeFlags: OptionSet, Hashable {
 
 /// The travel ways (roads, paths, connectors) of an import in flat arrays: what intersections and the
 /// walking graph need of each way, without its tags, so that a region's network fits in little memory.
-struct TravelNetwork {
-    struct Way {
+struct TravelNetwork: Sendable {
+    struct Way: Sendable {
         var wayID: Int64
         /// The way's feature row, 0 when it made none.
         var featureID: Int64
@@ -106,7 +107,7 @@ struct TravelNetwork {
         var flags: Flags
     }
 
-    struct Flags: OptionSet {
+    struct Flags: OptionSet, Sendable {
         let rawValue: UInt8
         static let roundabout = Flags(rawValue: 1)
         static let joinsIntersections = Flags(rawValue: 2)
@@ -135,6 +136,19 @@ struct TravelNetwork {
 
     func string(_ index: Int32) -> String? { index >= 0 ? strings[Int(index)] : nil }
 
+    /// The feature row of a way, nil when it made none or is not in the network (ways are added in
+    /// ascending id order, as the file has them, so this is a binary search).
+    func featureID(ofWay id: Int64) -> Int64? {
+        var lo = 0, hi = ways.count - 1
+        while lo <= hi {
+            let mid = (lo + hi) >> 1
+            let v = ways[mid].wayID
+            if v == id { return ways[mid].featureID != 0 ? ways[mid].featureID : nil }
+            if v < id { lo = mid + 1 } else { hi = mid - 1 }
+        }
+        return nil
+    }
+
     /// Adds a travel way with its resolved vertices (node ids and coordinates in 1e-7 degrees).
     mutating func add(wayID: Int64, featureID: Int64?, tags: OSMTags, highway: String,
                       ids: [Int64], lat wayLat: [Int32], lon wayLon: [Int32]) {
@@ -158,8 +172,22 @@ struct TravelNetwork {
         Coordinate(latitude: Double(lat[vertex]) * 1e-7, longitude: Double(lon[vertex]) * 1e-7)
     }
 
-    func coordinates(of way: Way) -> [Coordinate] {
-        (way.start..<(way.start + way.count)).map(coordinate)
+    /// A way's vertices as coordinates, read from the network's arrays as they are used: the legs'
+    /// bearings look 25 m along a way, so copying the whole way for each of its intersections cost
+    /// more than the bearings themselves.
+    func coordinates(of way: Way) -> WayCoordinates {
+        WayCoordinates(lat: lat, lon: lon, start: way.start, count: way.count)
+    }
+
+    struct WayCoordinates: RandomAccessCollection {
+        let lat: [Int32], lon: [Int32]
+        let start: Int
+        let count: Int
+        var startIndex: Int { 0 }
+        var endIndex: Int { count }
+        subscript(i: Int) -> Coordinate {
+            Coordinate(latitude: Double(lat[start + i]) * 1e-7, longitude: Double(lon[start + i]) * 1e-7)
+        }
     }
 }
 
@@ -205,7 +233,7 @@ enum NetworkBuilder {
             var legs: [PendingLeg] = []
             var coordinate: Coordinate?
             var cachedWay = -1
-            var coords: [Coordinate] = []
+            var coords = TravelNetwork.WayCoordinates(lat: [], lon: [], start: 0, count: 0)
             for use in group {
                 let way = network.ways[use.way]
                 if cachedWay != use.way {
@@ -237,22 +265,30 @@ enum NetworkBuilder {
     }
 
     /// Calls `emitEdge` for every walking-graph edge (in way order) and returns the graph's vertices
-    /// in ascending id order.
+    /// in ascending node id order, each once, as indices into the network's vertex arrays (4 bytes a
+    /// vertex where an (id, coordinate, flags) tuple took 32, twice over, at the import's peak).
     static func walkingGraph(_ network: TravelNetwork, nodeFlags: [Int64: NodeFlags],
-                             emitEdge: (PendingWalkEdge) throws -> Void) rethrows -> [(Int64, Coordinate, NodeFlags)] {
+                             emitEdge: (PendingWalkEdge) throws -> Void) rethrows -> [Int32] {
         let walkable = network.ways.filter { $0.flags.contains(.walkable) && $0.count >= 2 }
-        // How many times each node is used by walkable ways: a sorted list, counted by binary search.
-        var used: [Int64] = []
-        for way in walkable { used.append(contentsOf: network.nodeIDs[way.start..<(way.start + way.count)]) }
-        used.sort()
-        func useCount(_ id: Int64) -> Int {
-            var lo = 0, hi = used.count
-            while lo < hi { let mid = (lo + hi) >> 1; if used[mid] < id { lo = mid + 1 } else { hi = mid } }
-            var end = lo
-            while end < used.count && used[end] == id { end += 1 }
-            return end - lo
+        // The walkable ways' vertices by node id (4-byte indices, where a sorted list of the ids took 8),
+        // and from them a bit for each vertex whose node the walkable ways use more than once.
+        let nodeIDs = network.nodeIDs
+        var order: [Int32] = []
+        for way in walkable { order.append(contentsOf: Int32(way.start)..<Int32(way.start + way.count)) }
+        order.sort { nodeIDs[Int($0)] < nodeIDs[Int($1)] }
+        func groupEnd(_ start: Int) -> Int {
+            var end = start + 1
+            while end < order.count && nodeIDs[Int(order[end])] == nodeIDs[Int(order[start])] { end += 1 }
+            return end
         }
-        var vertices: [(Int64, Coordinate, NodeFlags)] = []
+        var shared = VertexBits(count: nodeIDs.count)
+        var groupStart = 0
+        while groupStart < order.count {
+            let end = groupEnd(groupStart)
+            if end - groupStart > 1 { for k in groupStart..<end { shared.insert(Int(order[k])) } }
+            groupStart = end
+        }
+        var isVertex = VertexBits(count: nodeIDs.count)
         for way in walkable {
             let ids = network.nodeIDs[way.start..<(way.start + way.count)]
             let coords = network.coordinates(of: way)
@@ -266,10 +302,10 @@ enum NetworkBuilder {
                 let id = ids[way.start + i]
                 if i > 0 { length += coords[i - 1].distance(to: coords[i]) }
                 let flags = nodeFlags[id] ?? []
-                let isVertex = i == 0 || i == way.count - 1 || useCount(id) > 1
+                let vertex = i == 0 || i == way.count - 1 || shared.contains(way.start + i)
                     || flags.contains(.crossing) || flags.contains(.trafficSignals)
-                guard isVertex else { edgeFlags.formUnion(flags); continue }
-                vertices.append((id, coords[i], flags))
+                guard vertex else { edgeFlags.formUnion(flags); continue }
+                isVertex.insert(way.start + i)
                 if i > start {
                     let startID = ids[way.start + start]
                     let endFlags = (nodeFlags[startID] ?? []).union(flags).union(edgeFlags)
@@ -285,10 +321,27 @@ enum NetworkBuilder {
                 edgeFlags = []
             }
         }
-        vertices.sort { $0.0 < $1.0 }
-        var unique: [(Int64, Coordinate, NodeFlags)] = []
-        unique.reserveCapacity(vertices.count)
-        for v in vertices where unique.last?.0 != v.0 { unique.append(v) }
-        return unique
+        // The graph's nodes in id order, one vertex of each (every use of a node has the same coordinate
+        // and flags, so which one does not matter), kept in place in `order`.
+        var kept = 0
+        groupStart = 0
+        while groupStart < order.count {
+            let end = groupEnd(groupStart)
+            if let k = (groupStart..<end).first(where: { isVertex.contains(Int(order[$0])) }) {
+                order[kept] = order[k]
+                kept += 1
+            }
+            groupStart = end
+        }
+        order.removeLast(order.count - kept)
+        return order
     }
+}
+
+/// One bit for each vertex of a travel network.
+struct VertexBits {
+    private var words: [UInt64]
+    init(count: Int) { words = Array(repeating: 0, count: (count + 63) / 64) }
+    mutating func insert(_ i: Int) { words[i >> 6] |= 1 << UInt64(i & 63) }
+    func contains(_ i: Int) -> Bool { words[i >> 6] & (1 << UInt64(i & 63)) != 0 }
 }

@@ -43,6 +43,8 @@ final class StreamingImport {
 
     // What is built at the end.
     private var network = TravelNetwork()
+    /// Started as soon as the ways are read (see ``NetworkWorkers``).
+    private var workers: NetworkWorkers?
     private var buildings: [(key: String, osmID: Int64, featureID: Int64?, entrances: [FeatureWriter.PendingEntrance])] = []
 
     // Order checks.
@@ -66,7 +68,18 @@ final class StreamingImport {
     // MARK: the pass
 
     /// Reads every data block after the header, in file order, decoding a batch ahead on the other cores.
+    /// When it fails, the network's threads, if started, are stopped before it returns.
     func run(reader: inout PBFFrameReader) throws {
+        do {
+            try read(&reader)
+        } catch {
+            workers?.cancel()
+            workers = nil
+            throw error
+        }
+    }
+
+    private func read(_ reader: inout PBFFrameReader) throws {
         let batchSize = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
         var current = try decode(try readBatch(&reader, count: batchSize))
         let started = DispatchTime.now().uptimeNanoseconds
@@ -255,6 +268,9 @@ final class StreamingImport {
         wayRecords = try wayFile.seal()
         refs = try refFile.seal()
         waysSealed = true
+        // The travel network and the node flags are complete: the intersections and the walking graph
+        // are built while the relations are read.
+        workers = NetworkWorkers(network: network, nodeFlags: nodeFlags)
     }
 
     /// The index of a node in the sorted node file. Ways list nodes in runs of nearby ids, so the
@@ -372,6 +388,9 @@ final class StreamingImport {
         var outerNodeIDs: [Int64] = []
         for member in relation.members where member.kind == .way {
             guard let memberRefs = wayRefs(member.ref) else { continue }
+            // A relation's member ways are found by binary search, scattered over the mapped files:
+            // their node references count towards releasing the pages, not just the relation.
+            pagesTouched += memberRefs.count
             let r = resolve(memberRefs)
             guard r.ids.count >= 2 else { continue }
             let segment = Array(zip(r.ids, Self.coordinates(r.lat, r.lon)))
@@ -397,8 +416,20 @@ final class StreamingImport {
 
     // MARK: the end
 
-    /// Entrance lists, intersections and the walking graph, from what the pass kept.
+    /// Entrance lists, intersections and the walking graph, from what the pass kept. The network's
+    /// threads are stopped if writing fails.
     func finish(writer: inout FeatureWriter) throws {
+        let workers = self.workers ?? NetworkWorkers(network: network, nodeFlags: nodeFlags)
+        self.workers = nil
+        do {
+            try finish(writer: &writer, workers: workers)
+        } catch {
+            workers.cancel()
+            throw error
+        }
+    }
+
+    private func finish(writer: inout FeatureWriter, workers: NetworkWorkers) throws {
         nodeFile.releasePages()
         refFile.releasePages()
         progress?(MapImportProgress(phase: .building, fraction: 0))
@@ -409,26 +440,34 @@ final class StreamingImport {
             summary.features += 1
         }
         buildings = []
-        var roadFeatureIDs: [Int64: Int64] = [:]
-        for way in network.ways where way.featureID != 0 { roadFeatureIDs[way.wayID] = way.featureID }
-        var usedWays = Set<Int64>()
-        try NetworkBuilder.intersections(network) { intersection in
-            for leg in intersection.legs { usedWays.insert(leg.wayID) }
-            try writer.insertIntersection(intersection, roadFeatureIDs: roadFeatureIDs)
-            summary.intersections += 1
-            summary.features += 1
+        while let batch = try workers.intersections.take() {
+            for item in batch {
+                try writer.insertIntersection(item.intersection, roadFeatureIDs: item.roadFeatureIDs)
+            }
+            summary.intersections += batch.count
+            summary.features += batch.count
         }
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
         var edges = 0
-        let vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
-            usedWays.insert(edge.wayID)
-            try writer.insertWalkEdge(edge)
-            edges += 1
+        while let batch = try workers.edges.take() {
+            for edge in batch { try writer.insertWalkEdge(edge) }
+            edges += batch.count
         }
+        let (usedWays, vertices) = workers.finished()
         for way in network.ways where usedWays.contains(way.wayID) {
             try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
         }
-        try writer.insertWalkNodes(vertices)
+        var nodes: [(Int64, Coordinate, NodeFlags)] = []
+        nodes.reserveCapacity(4_096)
+        for vertex in vertices {
+            let id = network.nodeIDs[Int(vertex)]
+            nodes.append((id, network.coordinate(Int(vertex)), nodeFlags[id] ?? []))
+            if nodes.count == 4_096 {
+                try writer.insertWalkNodes(nodes)
+                nodes.removeAll(keepingCapacity: true)
+            }
+        }
+        try writer.insertWalkNodes(nodes)
         // What only the end needed: freed before the R-tree is packed.
         network = TravelNetwork()
         nodeFlags = [:]
@@ -440,18 +479,24 @@ final class StreamingImport {
     }
 }
 
-/// Batches of prepared feature rows from the thread that reads the file to the one that writes the
-/// database, at most a few batches ahead so that memory stays bounded.
-final class PreparedChannel: @unchecked Sendable {
+/// Prepared feature rows from the thread that reads the file to the one that writes the database.
+typealias PreparedChannel = BatchChannel<FeatureWriter.PreparedFeature>
+
+/// Batches of rows (or what rows are made of) from a thread that makes them to the one that writes
+/// the database, at most `capacity` batches ahead so that memory stays bounded.
+// @unchecked: every stored property is read and written only with `condition` locked.
+final class BatchChannel<Item: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
-    private var batches: [[FeatureWriter.PreparedFeature]] = []
+    private var batches: [[Item]] = []
     private var closed = false
     private var cancelled = false
     private var failure: (any Error)?
-    private let capacity = 4
+    private let capacity: Int
+
+    init(capacity: Int = 4) { self.capacity = capacity }
 
     /// Queues a batch, waiting while the queue is full; false when the writer has given up.
-    func put(_ batch: [FeatureWriter.PreparedFeature]) -> Bool {
+    func put(_ batch: [Item]) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         while batches.count >= capacity && !cancelled { condition.wait() }
@@ -480,7 +525,7 @@ final class PreparedChannel: @unchecked Sendable {
 
     /// The next batch; nil once the reader is done; the reader's error when it failed (after the
     /// batches it sent before failing, which are then not needed).
-    func take() throws -> [FeatureWriter.PreparedFeature]? {
+    func take() throws -> [Item]? {
         condition.lock()
         defer { condition.unlock() }
         while batches.isEmpty && !closed { condition.wait() }
