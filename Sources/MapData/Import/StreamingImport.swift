@@ -237,7 +237,7 @@ final class StreamingImport {
         }
         // Keep the mapped node index from piling up in resident memory (it stays in the page cache).
         pagesTouched += block.ways.count + block.relations.count
-        if pagesTouched > 200_000 {
+        if pagesTouched > 50_000 {
             nodeFile.releasePages()
             refFile.releasePages()
             wayFile.releasePages()

@@ -152,7 +152,11 @@ final class RTreePacker {
         var leafOf = [Int32](repeating: 0, count: all.count)
         level = []
         let leaves = tiles(lat: all.map { ($0.minLat + $0.maxLat) / 2 }, lon: all.map { ($0.minLon + $0.maxLon) / 2 })
-        for group in leaves.groups {
+        entries.releasePages()
+        for (n, group) in leaves.groups.enumerated() {
+            // The boxes are read in tree order, scattered over the mapped scratch file: let go of its pages
+            // now and then, as the importer does with its node index.
+            if n % 2_048 == 2_047 { entries.releasePages() }
             let number = nextNumber
             nextNumber += 1
             for i in leaves.order[group] { leafOf[Int(i)] = Int32(number) }
@@ -192,6 +196,7 @@ final class RTreePacker {
 
     private func writeRowids(_ all: UnsafeBufferPointer<IndexEntry>, leaf: (Int) -> Int64, statement: Statement, db: Database) throws {
         for i in all.indices {
+            if i % 262_144 == 262_143 { entries.releasePages() }
             let e = all[i]
             try Self.run(statement, db: db) { s in
                 sqlite3_bind_int64(s, 1, e.id)
