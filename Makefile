@@ -26,8 +26,15 @@ build: setup
 release: setup
 	$(SWIFT) build -c release
 
-# The bundled map: imported once into the default database, again only when the extract changes.
-$(MAP_DB): $(BUNDLED_PBF) | release
+# The bundled map: imported once into the default database, again when the extract or the map format
+# (MapStore.schemaVersion) changes; a stamp per format is what tells make that the format changed.
+MAP_FORMAT := $(shell sed -n 's/.*static let schemaVersion = \([0-9]*\).*/\1/p' Sources/MapData/Store/MapStore.swift)
+MAP_FORMAT_STAMP := .build/map-format-$(MAP_FORMAT)
+
+$(MAP_FORMAT_STAMP):
+	@mkdir -p .build && touch $@
+
+$(MAP_DB): $(BUNDLED_PBF) $(MAP_FORMAT_STAMP) | release
 	@mkdir -p "$(dir $(MAP_DB))"
 	$(RELEASE_BIN) import "$(BUNDLED_PBF)" --db "$(MAP_DB)"
 

@@ -147,6 +147,18 @@ struct FeatureTests {
                 #expect(GeometryBlob.closest(kind: shape.kind, blob: Data(blob.prefix(cut)), to: a) == nil)
             }
         }
+        // Measured from an origin (a feature's stored lat/lon): a point there is one byte and decodes
+        // (and measures) as that point; other shapes read back exactly as without an origin.
+        let o = GeometryBlob.Origin(lat: GeometryMath.e7(b.latitude), lon: GeometryMath.e7(b.longitude))
+        #expect(FeatureGeometry.point(b).encoded(origin: o) == Data([0]))
+        #expect(FeatureGeometry(kind: .point, encoded: Data([0]), origin: o) == .point(o.coordinate))
+        let measured = try #require(GeometryBlob.closest(kind: .point, blob: Data([0]), from: o, to: a))
+        #expect(abs(measured.distance - a.distance(to: b)) < 1)
+        for shape in shapes {
+            let relative = shape.encoded(origin: o)
+            #expect(FeatureGeometry(kind: shape.kind, encoded: relative, origin: o) == FeatureGeometry(kind: shape.kind, encoded: shape.encoded()))
+            #expect(relative.count <= shape.encoded().count)
+        }
         // Vertices metres apart take four bytes each (two per coordinate step), not eight.
         let walk = (0..<100).map { Coordinate(latitude: 60.17 + Double($0) * 2e-5, longitude: 24.94 + Double($0 % 7) * 3e-5) }
         #expect(FeatureGeometry.line(walk).encoded().count <= 4 * walk.count + 16)

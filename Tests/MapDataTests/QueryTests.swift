@@ -64,13 +64,14 @@ struct QueryTests {
             // Full scan without the R-tree.
             let all = try view.queue.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT id, geometry_kind, geometry FROM features
+                    SELECT id, geometry_kind, geometry, lat, lon FROM features
                     WHERE super_category NOT IN ('intersection', 'entrances') AND (name IS NOT NULL OR category IS NOT NULL)
                     """)
             }
             var expected = Set<Int64>()
             for row in all {
-                let g = try #require(FeatureGeometry(kind: FeatureGeometry.Kind(rawValue: row[1])!, encoded: row[2]))
+                let g = try #require(FeatureGeometry(kind: FeatureGeometry.Kind(rawValue: row[1])!, encoded: row[2],
+                                                         origin: GeometryBlob.Origin(stored: row[3], row[4])))
                 // Oracle distance: densify each segment and take the nearest sample (independent of
                 // the projection code under test; 0 inside polygons).
                 if Self.bruteDistance(g, p) <= radius - 0.5 { expected.insert(row[0]) }

@@ -66,14 +66,17 @@ struct StreamingImportTests {
             osmium[(type == "node" ? "n" : type == "way" ? "w" : "a") + String(id)] = (kind, vertices)
         }
         let rows = try helsinki.view.queue.inDatabase { db in
-            try Row.fetchAll(db, sql: "SELECT key, geometry_kind, geometry FROM features WHERE key GLOB 'n*' OR key GLOB 'w*'")
+            try Row.fetchAll(db, sql: "SELECT key, geometry_kind, geometry, lat, lon FROM features WHERE key GLOB 'n*' OR key GLOB 'w*'")
         }
         var compared = [0, 0, 0], mismatches: [String] = []
         for row in rows {
             let key: String = row["key"]
             let kind: Int = row["geometry_kind"]
-            guard let theirs = osmium[key], let parts = GeometryBlob.decodeParts(row["geometry"]) else { continue }
-            let ours = parts.flatMap(\.points).map { [Int64(($0.latitude * 1e7).rounded()), Int64(($0.longitude * 1e7).rounded())] }
+            guard let theirs = osmium[key], let parts = GeometryBlob.decodeParts(row["geometry"], origin: GeometryBlob.Origin(stored: row["lat"], row["lon"]))
+            else { continue }
+            // A point at its stored lat/lon is one byte and no parts: the point is the origin.
+            let points = parts.isEmpty && kind == 0 ? [GeometryBlob.Origin(stored: row["lat"], row["lon"]).coordinate] : parts.flatMap(\.points)
+            let ours = points.map { [Int64(($0.latitude * 1e7).rounded()), Int64(($0.longitude * 1e7).rounded())] }
             switch (kind, theirs.type) {
             case (0, "Point"), (1, "LineString"):
                 compared[kind] += 1

@@ -1,5 +1,6 @@
 import Foundation
 import Geo
+import GRDB
 @testable import MapData
 import Testing
 
@@ -38,6 +39,26 @@ struct WalkingGraphTests {
         let keskuskatu = graph.edges.filter { $0.wayID == 15466245 }
         #expect(keskuskatu.count == 1)
         #expect(Set([keskuskatu.first?.from, keskuskatu.first?.to]) == Set([25413717, 56438018]))
+        // An edge stores only the vertices between its nodes; read back, it is a run of its way's vertices,
+        // vertex for vertex as the way's own feature (checked against osmium in StreamingImportTests).
+        let rows = try helsinki.view.queue.read { db in
+            try Row.fetchAll(db, sql: "SELECT -osm_id, geometry, lat, lon FROM features WHERE osm_id < 0 AND geometry_kind = 1")
+        }
+        var ways: [Int64: [Int32]] = [:]
+        for row in rows {
+            if case .line(let cs)? = FeatureGeometry(kind: .line, encoded: row[1], origin: GeometryBlob.Origin(stored: row[2], row[3])) {
+                ways[row[0]] = cs.flatMap { [GeometryMath.e7($0.latitude), GeometryMath.e7($0.longitude)] }
+            }
+        }
+        var compared = 0
+        for edge in graph.edges where edge.geometry.count > 2 {
+            guard let way = ways[edge.wayID] else { continue }
+            let mine = edge.geometry.flatMap { [GeometryMath.e7($0.latitude), GeometryMath.e7($0.longitude)] }
+            let found = stride(from: 0, through: way.count - mine.count, by: 2).contains { Array(way[$0..<($0 + mine.count)]) == mine }
+            #expect(found, "edge \(edge.id) of way \(edge.wayID)")
+            compared += 1
+        }
+        #expect(compared > 1_000)
     }
 
     @Test("a walk from Rautatientori reaches Kauppatori through the graph")

@@ -86,8 +86,15 @@ public struct WalkingGraph: Sendable {
             SELECT e.id, e.from_node, e.to_node, e.way_id, w.name, w.highway, e.is_crossing, e.traffic_signals, e.signal_sound,
                    e.level, e.oneway_foot, e.geometry FROM walk_edges e JOIN ways w ON w.id = e.way_id ORDER BY e.id
             """).map { row -> Edge in
+                // The stored geometry is the vertices between the two nodes, measured from the start node.
                 var geometry: [Coordinate] = []
-                if case .line(let cs)? = FeatureGeometry(kind: .line, encoded: row[11]) { geometry = cs }
+                if let from = nodes[row[1]], let to = nodes[row[2]] {
+                    let start = GeometryBlob.Origin(lat: GeometryMath.e7(from.coordinate.latitude),
+                                                    lon: GeometryMath.e7(from.coordinate.longitude))
+                    if case .line(let inner)? = FeatureGeometry(kind: .line, encoded: row[11], origin: start) {
+                        geometry = [from.coordinate] + inner + [to.coordinate]
+                    }
+                }
                 // The length is the geometry's, summed as the importer summed it.
                 var length = 0.0
                 for i in geometry.indices.dropFirst() { length += geometry[i - 1].distance(to: geometry[i]) }

@@ -80,8 +80,13 @@ public enum FeatureGeometry: Sendable, Hashable {
     /// Compact encoding stored in the database: a varint part count, then for each part a varint
     /// `count << 1 | startsPolygon` (a ring that starts a new polygon of a multipolygon) followed by its
     /// vertices, each as the zigzag-varint difference in 1e-7 degrees (latitude, then longitude) from
-    /// the vertex before it. Neighbouring vertices are close, so most take two or three bytes instead of eight.
-    public func encoded() -> Data {
+    /// the vertex before it, the first from `origin` (a point the reader already has: the feature's
+    /// stored `lat`/`lon`, or an edge's start node). Neighbouring vertices are close, so most take two or
+    /// three bytes instead of eight. A point at the origin itself is the single byte 0 (no parts).
+    public func encoded(origin: GeometryBlob.Origin = .zero) -> Data {
+        if case .point(let c) = self, GeometryMath.e7(c.latitude) == origin.lat, GeometryMath.e7(c.longitude) == origin.lon {
+            return Data([0])
+        }
         var parts: [(UInt64, ArraySlice<Coordinate>)] = []
         switch self {
         case .point(let c): parts = [(1 << 1, [c][...])]
@@ -98,7 +103,7 @@ public enum FeatureGeometry: Sendable, Hashable {
         var bytes = [UInt8]()
         bytes.reserveCapacity(2 + 2 * parts.count + 6 * vertexCount)
         GeometryBlob.putVarint(UInt64(parts.count), &bytes)
-        var lastLat: Int64 = 0, lastLon: Int64 = 0
+        var lastLat = Int64(origin.lat), lastLon = Int64(origin.lon)
         for part in parts {
             GeometryBlob.putVarint(part.0, &bytes)
             for c in part.1 {
@@ -112,10 +117,15 @@ public enum FeatureGeometry: Sendable, Hashable {
         return Data(bytes)
     }
 
-    public init?(kind: Kind, encoded data: Data) {
-        guard let parts = GeometryBlob.decodeParts(data) else { return nil }
+    /// Decodes ``encoded(origin:)``; `origin` must be the one it was encoded from.
+    public init?(kind: Kind, encoded data: Data, origin: GeometryBlob.Origin = .zero) {
+        guard let parts = GeometryBlob.decodeParts(data, origin: origin) else { return nil }
         switch kind {
         case .point:
+            if parts.isEmpty {
+                self = .point(origin.coordinate)
+                return
+            }
             guard let c = parts.first?.points.first else { return nil }
             self = .point(c)
         case .line:
@@ -137,7 +147,26 @@ public enum FeatureGeometry: Sendable, Hashable {
 
 /// Reads the encoded geometry without building arrays of coordinates: the query paths use it to
 /// measure distances for many candidates quickly.
-enum GeometryBlob {
+public enum GeometryBlob {
+    /// Where an encoding's first vertex is measured from, in 1e-7 degrees.
+    public struct Origin: Sendable, Equatable {
+        public var lat: Int32
+        public var lon: Int32
+        public static let zero = Origin(lat: 0, lon: 0)
+
+        public init(lat: Int32, lon: Int32) {
+            self.lat = lat
+            self.lon = lon
+        }
+
+        /// From a row's stored `lat`/`lon` (1e-7 degrees); zero for values out of range, which no map stores.
+        init(stored lat: Int64, _ lon: Int64) {
+            self.init(lat: Int32(exactly: lat) ?? 0, lon: Int32(exactly: lon) ?? 0)
+        }
+
+        var coordinate: Coordinate { Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7) }
+    }
+
     struct Part {
         var points: [Coordinate]
         var startsPolygon: Bool
@@ -161,7 +190,11 @@ enum GeometryBlob {
         var lat: Int64 = 0
         var lon: Int64 = 0
 
-        init(_ raw: UnsafeRawBufferPointer) { self.raw = raw }
+        init(_ raw: UnsafeRawBufferPointer, origin: Origin) {
+            self.raw = raw
+            lat = Int64(origin.lat)
+            lon = Int64(origin.lon)
+        }
 
         @inline(__always) mutating func varint() -> UInt64? {
             var result: UInt64 = 0
@@ -195,9 +228,9 @@ enum GeometryBlob {
         }
     }
 
-    static func decodeParts(_ data: Data) -> [Part]? {
+    static func decodeParts(_ data: Data, origin: Origin = .zero) -> [Part]? {
         data.withUnsafeBytes { raw -> [Part]? in
-            var cursor = Cursor(raw)
+            var cursor = Cursor(raw, origin: origin)
             guard let count = cursor.varint(), count <= UInt64(raw.count) else { return nil }
             var parts: [Part] = []
             parts.reserveCapacity(Int(count))
@@ -217,11 +250,18 @@ enum GeometryBlob {
 
     /// Distance in metres from `origin` to the geometry, the closest point and whether the origin
     /// is inside an areal geometry (distance 0 then).
-    static func closest(kind: FeatureGeometry.Kind, blob: Data, to origin: Coordinate) -> GeometryMath.Closest? {
+    static func closest(kind: FeatureGeometry.Kind, blob: Data, from start: Origin = .zero,
+                        to origin: Coordinate) -> GeometryMath.Closest? {
         blob.withUnsafeBytes { raw -> GeometryMath.Closest? in
-            var cursor = Cursor(raw)
-            guard let count = cursor.varint(), count > 0, count <= UInt64(raw.count) else { return nil }
+            var cursor = Cursor(raw, origin: start)
+            guard let count = cursor.varint(), count <= UInt64(raw.count) else { return nil }
             let projection = LocalProjection(origin: origin)
+            if count == 0 {
+                // A point at its start (see FeatureGeometry.encoded(origin:)).
+                guard kind == .point, raw.count == 1 else { return nil }
+                let (x, y) = projection.project(latE7: start.lat, lonE7: start.lon)
+                return GeometryMath.Closest(distance: (x * x + y * y).squareRoot(), point: projection.unproject(x, y), inside: false)
+            }
             var best = Double.infinity
             var bestX = 0.0, bestY = 0.0
             var inside = false

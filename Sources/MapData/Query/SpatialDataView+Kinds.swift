@@ -53,7 +53,7 @@ extension SpatialDataView {
             while true {
                 let box = BoundingBox(center: origin, radius: radius)
                 let statement = try db.cachedStatement(sql: """
-                    SELECT r.id, f.geometry_kind, f.geometry, f.name
+                    SELECT r.id, f.geometry_kind, f.geometry, f.name, f.lat, f.lon
                     FROM feature_index r JOIN features f ON f.id = r.id
                     WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ? AND (\(condition))
                     """)
@@ -61,9 +61,10 @@ extension SpatialDataView {
                 let bounds: [(any DatabaseValueConvertible)?] = [box.maxLatitude, box.minLatitude, box.maxLongitude, box.minLongitude]
                 let rows = try Row.fetchCursor(statement, arguments: StatementArguments(bounds + arguments))
                 while let row = try rows.next() {
+                    let start = GeometryBlob.Origin(stored: row[4], row[5])
                     guard let geometryKind = FeatureGeometry.Kind(rawValue: row[1]),
                           let closest = try row.withUnsafeData(atIndex: 2, { blob in
-                              blob.flatMap { GeometryBlob.closest(kind: geometryKind, blob: $0, to: origin) }
+                              blob.flatMap { GeometryBlob.closest(kind: geometryKind, blob: $0, from: start, to: origin) }
                           }),
                           closest.distance <= radius else { continue }
                     let name: String? = row[3]

@@ -192,15 +192,16 @@ public final class SpatialDataView: Sendable {
         var out: [Candidate] = []
         for variant in filter.sqlVariants {
             let statement = try db.cachedStatement(sql: """
-                SELECT r.id, f.geometry_kind, f.geometry, f.level, f.name IS NOT NULL
+                SELECT r.id, f.geometry_kind, f.geometry, f.level, f.name IS NOT NULL, f.lat, f.lon
                 FROM feature_index r JOIN features f ON f.id = r.id
                 WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?\(variant)
                 """)
             let rows = try Row.fetchCursor(statement, arguments: [box.maxLatitude, box.minLatitude, box.maxLongitude, box.minLongitude])
             while let row = try rows.next() {
+                let start = GeometryBlob.Origin(stored: row[5], row[6])
                 guard let kind = FeatureGeometry.Kind(rawValue: row[1]),
                       let closest = try row.withUnsafeData(atIndex: 2, { blob in
-                          blob.flatMap { GeometryBlob.closest(kind: kind, blob: $0, to: origin) }
+                          blob.flatMap { GeometryBlob.closest(kind: kind, blob: $0, from: start, to: origin) }
                       }),
                       closest.distance <= radius else { continue }
                 out.append(Candidate(id: row[0], closest: closest, level: LevelClass(rawValue: row[3]) ?? .ground, isNamed: row[4]))
@@ -217,7 +218,8 @@ public final class SpatialDataView: Sendable {
 
     static func feature(_ row: Row) -> MapFeature? {
         guard let kind = FeatureGeometry.Kind(rawValue: row[8]),
-              let geometry = FeatureGeometry(kind: kind, encoded: row[9]) else { return nil }
+              let geometry = FeatureGeometry(kind: kind, encoded: row[9], origin: GeometryBlob.Origin(stored: row[10], row[11]))
+        else { return nil }
         let key: String = row[1]
         let centroid = FixedPoint.coordinate(row[10], row[11])
         return MapFeature(

@@ -42,13 +42,15 @@ struct FeatureWriter {
         let tagPairs = f.tags.pairs.compactMap { tagged && $0.key == f.featureType ? nil : ($0.key, $0.value) }
         let storedTags = tagPairs.isEmpty ? nil : JSONText.object(tagPairs)
         let key = MapStore.storedKey(f.key)
+        let lat = FixedPoint.degrees(centroid.latitude), lon = FixedPoint.degrees(centroid.longitude)
         return PreparedFeature(
             id: id,
             row: [id.databaseValue, key.osmID.databaseValue, key.text.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
                   f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
                   storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
-                  f.geometry.kind.rawValue.databaseValue, f.geometry.encoded().databaseValue,
-                  FixedPoint.degrees(centroid.latitude).databaseValue, FixedPoint.degrees(centroid.longitude).databaseValue,
+                  f.geometry.kind.rawValue.databaseValue,
+                  f.geometry.encoded(origin: GeometryBlob.Origin(stored: lat, lon)).databaseValue,
+                  lat.databaseValue, lon.databaseValue,
                   f.category.databaseValue, f.superCategory.indexCode.databaseValue,
                   f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
                   f.isRoundabout.databaseValue, f.source.databaseValue],
@@ -183,13 +185,17 @@ struct FeatureWriter {
         }
     }
 
+    /// Writes a walking-graph edge. Its geometry keeps only the vertices between its two nodes, measured
+    /// from the start node: the end points are the nodes' own (``WalkingGraph/load(_:)`` puts them back).
     func insertWalkEdge(_ e: PendingWalkEdge) throws {
+        let inner = e.coords.count > 2 ? Array(e.coords[1..<(e.coords.count - 1)]) : []
+        let start = e.coords.first.map { GeometryBlob.Origin(lat: GeometryMath.e7($0.latitude), lon: GeometryMath.e7($0.longitude)) } ?? .zero
         try run(db.cachedStatement(sql: """
             INSERT INTO walk_edges (from_node, to_node, way_id, is_crossing, traffic_signals,
                 signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.isCrossing.databaseValue,
                    e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.rawValue.databaseValue,
-                   e.onewayFoot.databaseValue, FeatureGeometry.line(e.coords).encoded().databaseValue])
+                   e.onewayFoot.databaseValue, FeatureGeometry.line(inner).encoded(origin: start).databaseValue])
     }
 
     /// Writes a road's or path's name and highway once (`ways`), for its intersection legs and

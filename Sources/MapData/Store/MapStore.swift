@@ -7,7 +7,7 @@ import GRDB
 /// routes) lives in a separate database.
 public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
-    public static let schemaVersion = 4
+    public static let schemaVersion = 5
 
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
@@ -51,8 +51,21 @@ public enum MapStore {
         migrator.registerMigration("v4-ways") { db in
             try db.execute(sql: schemaV4)
         }
+        migrator.registerMigration("v5-relative-geometry") { db in
+            try db.execute(sql: schemaV5)
+        }
         return migrator
     }
+
+    /// Schema 5 (issue 33, the map ≤ 3 × its PBF): the tables are as in 4, but a feature's geometry is
+    /// measured from its stored `lat`/`lon` (a point there is one byte) and a walking-graph edge keeps only
+    /// the vertices between its nodes, measured from its start node (see ``FeatureGeometry/encoded(origin:)``).
+    /// Older rows would be misread, so they are dropped.
+    static let schemaV5 = """
+    DELETE FROM features; DELETE FROM ways; DELETE FROM intersection_legs; DELETE FROM walk_edges;
+    DELETE FROM walk_nodes; DELETE FROM feature_index; DELETE FROM entrances;
+    DELETE FROM tile_cache; DELETE FROM tile_features;
+    """
 
     /// Schema 4 (issue 33, the map ≤ 3 × its PBF): a road's name and highway are stored once, in
     /// `ways`, instead of on each of its intersection legs and walking-graph edges; the super category

@@ -34,7 +34,7 @@ public enum TileGeoJSON {
         let b = tile.bounds
         let rows = try Row.fetchAll(db, sql: """
             SELECT f.osm_ids, f.feature_type, f.feature_value, f.tags, f.geometry_kind, f.geometry, f.names, f.key,
-                f.name, f.tagged
+                f.name, f.tagged, f.lat, f.lon
             FROM feature_index r JOIN features f ON f.id = r.id
             WHERE r.min_lat <= ? AND r.max_lat >= ? AND r.min_lon <= ? AND r.max_lon >= ?
             """, arguments: [b.maxLatitude, b.minLatitude, b.maxLongitude, b.minLongitude])
@@ -50,7 +50,8 @@ public enum TileGeoJSON {
         let features = sorted.compactMap { item -> RenderedFeature? in
             let row = item.row
             guard let kind = FeatureGeometry.Kind(rawValue: row[4]),
-                  let geometry = FeatureGeometry(kind: kind, encoded: row[5]) else { return nil }
+                  let geometry = FeatureGeometry(kind: kind, encoded: row[5], origin: GeometryBlob.Origin(stored: row[10], row[11]))
+            else { return nil }
             let tags = MapStore.tags(stored: row[3], type: row[1], value: row[2], tagged: row[9])
             let names = MapStore.names(stored: row[6], name: row[8])
             return RenderedFeature(featureType: row[1], featureValue: row[2], geometry: RenderedGeometry(geometry: geometry),
