@@ -176,14 +176,20 @@ struct StreamingImportTests {
         return offsets
     }
 
-    @Test("ways before nodes, ids out of order, a cut mid-block and a wrong magic: the file, block and offset are named, and the old database stays")
-    func unstreamableFiles() async throws {
+    /// A copy of the imported Helsinki map in a new folder, and its bytes, for the tests that check that a failed
+    /// import leaves a database as it was.
+    static func copyOfHelsinki(_ name: String) async throws -> (dir: URL, db: String, before: Data) {
         let helsinki = try await SharedHelsinki.get()
-        let dir = try TestData.temporaryDirectory("unstreamable")
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TestData.temporaryDirectory(name)
         let db = dir.appendingPathComponent("map.sqlite").path
         try FileManager.default.copyItem(atPath: helsinki.databasePath, toPath: db)
-        let before = try Data(contentsOf: URL(fileURLWithPath: db))
+        return (dir, db, try Data(contentsOf: URL(fileURLWithPath: db)))
+    }
+
+    @Test("ways before nodes, ids out of order, a cut mid-block and a wrong magic: the file, block and offset are named, and the old database stays")
+    func unstreamableFiles() async throws {
+        let (dir, db, before) = try await Self.copyOfHelsinki("unstreamable")
+        defer { try? FileManager.default.removeItem(at: dir) }
 
         let (header, blocks) = try Self.helsinkiBlocks()
         let nodeBlock = try #require(blocks.firstIndex { $0.primitivegroup.contains { $0.hasDense || !$0.nodes.isEmpty } })
@@ -232,12 +238,8 @@ struct StreamingImportTests {
 
     @Test("a file cut among the relations, while the intersections and walking graph are being built beside them, leaves the old database and no threads or files behind")
     func cutAmongRelations() async throws {
-        let helsinki = try await SharedHelsinki.get()
-        let dir = try TestData.temporaryDirectory("cut-relations")
+        let (dir, db, before) = try await Self.copyOfHelsinki("cut-relations")
         defer { try? FileManager.default.removeItem(at: dir) }
-        let db = dir.appendingPathComponent("map.sqlite").path
-        try FileManager.default.copyItem(atPath: helsinki.databasePath, toPath: db)
-        let before = try Data(contentsOf: URL(fileURLWithPath: db))
         let tiled = dir.appendingPathComponent("tiled.osm.pbf").path
         try PBFTiler.tile(source: try TestData.helsinki(), copies: 3, output: tiled)
         // The last block holds relations (the network's thread starts when the first of them is read).

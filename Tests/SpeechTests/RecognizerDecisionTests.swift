@@ -150,6 +150,15 @@ struct RecognizerDecisionTests {
                                                second: nonsense, transcriptLogProbability: -1.2)
         #expect(stands.outcome == .firstRecognizer)
         #expect(stands.command?.slots["place"] == "Stockmann")
+        // A sure transcript far from every command overrules a command that names no place, but not one that does:
+        // "Set we can uncover that or it." for "set beacon on Kauppatori" (the full test run's espeak-ng voice).
+        let confident = Snap(heard: ["set", "we", "can", "uncover", "that", "or", "it"], sentence: [], command: nil, distance: 1, wordDistance: 1)
+        let placed = RecognizerDecision.decide(first: Self.first("set_beacon", confidence: 0.966, slots: ["place": "Kauppatori"]),
+                                               second: confident, transcriptLogProbability: -0.72)
+        #expect(placed.outcome == .firstRecognizer && placed.command?.slots["place"] == "Kauppatori", "\(placed)")
+        let unplaced = RecognizerDecision.decide(first: Self.first("where_am_i", confidence: 0.966), second: confident,
+                                                 transcriptLogProbability: -0.72)
+        #expect(unplaced.outcome == .outOfGrammar && unplaced.command == nil, "\(unplaced)")
         // ... but one that undoes another is not taken on PocketSphinx's word alone.
         let undoing = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99), second: nonsense, transcriptLogProbability: -1.2)
         #expect(undoing.command == nil)

@@ -294,7 +294,9 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     ///   ``DecisionThresholds/looseAgreement``, is the command PocketSphinx took.
     /// - The transcript is further than ``DecisionThresholds/outOfGrammar`` from every command: not a command, unless
     ///   PocketSphinx took a command that undoes nothing and the transcript is not sure of its words
-    ///   (``DecisionThresholds/sureTranscript``): then PocketSphinx's command stands.
+    ///   (``DecisionThresholds/sureTranscript``) or the command names a place (Whisper tiny writes Finnish names as
+    ///   confident nonsense: "Set we can uncover that or it." for "set beacon on Kauppatori"): then PocketSphinx's
+    ///   command stands.
     /// - They disagree: the one with strong evidence when the other's is not strong, unless its command undoes
     ///   another (on/off, mute/unmute, …): those are taken only when both agree. Otherwise "Say that again?", never
     ///   a guess.
@@ -329,10 +331,11 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
                                       reason: "the transcript \(transcript) is nearest to \(command.intent) too (distance \(distance))")
         }
         guard let snapped = second.command, second.distance <= thresholds.outOfGrammar else {
-            if let command = first.command, unsure, !undoesAnother(command) {
+            if let command = first.command, unsure || namesAPlace(command), !undoesAnother(command) {
+                let why = unsure ? "its words are unsure" : "Whisper garbles the names of places"
                 return RecognizerDecision(outcome: .firstRecognizer, command: command,
-                                          reason: "the transcript \(transcript) matches no command (distance \(distance)) but its words are "
-                                              + "unsure; PocketSphinx's \(command.intent) undoes nothing and stands")
+                                          reason: "the transcript \(transcript) matches no command (distance \(distance)) but \(why); "
+                                              + "PocketSphinx's \(command.intent) undoes nothing and stands")
             }
             return RecognizerDecision(outcome: .outOfGrammar, command: nil,
                                       reason: "the transcript \(transcript) is far from every command (distance \(distance))")
