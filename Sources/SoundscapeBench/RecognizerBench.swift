@@ -256,11 +256,12 @@ enum RecognizerBench {
                                         scores: scores))
                 let gap = scores.flatMap { s in s.first.map { String(format: "%.2f", s.gap($0)) } } ?? "-"
                 let mean = scores.flatMap { s in s.first.map { String(format: "%.2f", $0.wordsMean) } } ?? "-"
+                let frame = scores.flatMap { s in s.frame.map { String(format: "%.2f", $0.wordsMean) } } ?? "-"
                 let margin = scores.flatMap { s in s.first.map { SentenceScores.margin($0, over: s.firstOpposites) } }
                     .map { $0.isFinite ? String(format: "%.1f", $0) : "inf" } ?? "-"
                 printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))"
                            + "\t\(first.text)\t\(snap.map { $0.heard.joined(separator: " ") } ?? "-")\t\(snap.map { String(format: "%.2f", $0.distance) } ?? "-")"
-                           + "\t\(gap)\t\(margin)\t\(mean)")
+                           + "\t\(gap)\t\(margin)\t\(mean)\t\(frame)")
                 done += 1
                 if done % 50 == 0 {
                     printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
@@ -314,7 +315,7 @@ enum RecognizerBench {
             (\.outOfGrammar, [0.25, 0.3, 0.35, 0.4, 0.45, 0.5]), (\.strongSnap, [0.05, 0.08, 0.12, 0.16, 0.2]),
             (\.strongConfidence, [0.8, 0.9, 0.95]), (\.sureTranscript, [-0.3, -0.5, -0.8]), (\.looseAgreement, [0.4, 0.5, 0.6, 0.7]),
             (\.scoreGap, [0.5, 1, 1.5, 2, 2.5]), (\.oppositeMargin, [1, 2, 3, 4]), (\.scoreFloor, [-2, -2.5, -3, -4, -100]),
-            (\.scoreVeto, [1.5, 2, 3, 4, 100]),
+            (\.scoreVeto, [1.5, 2, 3, 4, 100]), (\.frameFloor, [-100, -5, -4, -3, -2.5, -2, -1.5]),
         ]
         for _ in 0..<4 {
             var changed = false
@@ -331,7 +332,7 @@ enum RecognizerBench {
         }
         let tag = quick ? "ASR2 quick" : "ASR2"
         printError("bench: thresholds fitted on espeak-ng: outOfGrammar \(best.outOfGrammar), strongSnap \(best.strongSnap), strongConfidence \(best.strongConfidence), "
-                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto) (score \(Int(bestScore)), shipped \(Int(shipped)))")
+                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto), frameFloor \(best.frameFloor) (score \(Int(bestScore)), shipped \(Int(shipped)))")
         var figures: [BenchFigure] = []
         func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
         for synth in BenchVoice.Synthesizer.allCases where synth != .espeak {

@@ -130,6 +130,31 @@ struct RecognizerDecisionTests {
         #expect(crowd.command?.intent == "where_am_i")
     }
 
+    @Test func aCommandNamingAPlaceStandsOnlyWhenWhisperHeardTheWordsBeforeTheName() {
+        // Measured (espeak-ng en-us, clean): "set beacon on Senaatintori" written "Set the conlon set the art authority.",
+        // the whole sentence 3.35 a token below the transcript, but "Set beacon on" at −2.19 a token.
+        func scores(_ transcript: String, _ frame: Double) -> SentenceScores {
+            SentenceScores(transcript: Self.scored(transcript, -6, tokens: 8), first: Self.scored("Set beacon on Senaatintori.", -33, tokens: 8),
+                           frame: ScoredText(text: "Set beacon on", logProbability: 3 * frame - 2, endLogProbability: -2, tokens: 4))
+        }
+        let far = Snap(heard: ["set", "the", "conlon", "set", "the", "art", "authority"], sentence: [], command: nil, distance: 1, wordDistance: 1)
+        let first = Self.first("set_beacon", confidence: 0.95, slots: ["place": "Senaatintori"])
+        let heard = RecognizerDecision.decide(first: first, second: far, transcriptLogProbability: -0.6,
+                                              scores: scores("Set the conlon set the art authority.", -2.19))
+        #expect(heard.outcome == .firstRecognizer && heard.command?.slots["place"] == "Senaatintori", "\(heard)")
+        // "the music is too loud", which PocketSphinx took for "new route evening walk": "New route" scored −9.49 a token.
+        let music = Snap(heard: ["the", "music", "is", "too", "loud"], sentence: [], command: nil, distance: 1, wordDistance: 1)
+        let notHeard = RecognizerDecision.decide(first: Self.first("new_route", confidence: 0.95, slots: ["name": "Evening Walk"]), second: music,
+                                                 transcriptLogProbability: -0.3, scores: scores("The music is too loud.", -9.49))
+        #expect(notHeard.outcome == .outOfGrammar && notHeard.command == nil, "\(notHeard)")
+        // The frame is the words before the name, as PocketSphinx heard them.
+        let command = Self.command("set_beacon", ["place": "Hotelli Seurahuone"])
+        #expect(SecondOpinion.frame(of: command, words: ["set", "a", "beacon", "on", "hotelli", "seurahuone"]) == ["set", "a", "beacon", "on"])
+        #expect(SecondOpinion.frame(of: Self.command("where_am_i"), words: ["where", "am", "i"]) == nil)
+        #expect(SecondOpinion.frame(of: command, words: ["hotelli", "seurahuone"]) == nil)
+        #expect(SecondOpinion.written(["set", "beacon", "on"], ending: false) == "Set beacon on")
+    }
+
     @Test func aTranscriptFarFromEveryCommandIsNoCommandWhateverPocketSphinxSays() {
         let thresholds = DecisionThresholds.standard
         let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),

@@ -63,10 +63,15 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// transcript was not what was said: it is not taken on PocketSphinx's word ("the library has a new book" heard as
     /// "preview library"). Not for a command naming a place (see ``RecognizerDecision/namesAPlace(_:)``).
     public var scoreVeto: Double
+    /// A command naming a place is spared the score veto and the out-of-grammar rule only when Whisper finds the
+    /// words before the name this likely or more (mean natural log per token): the name's own tokens may be
+    /// improbable (Whisper cannot spell Finnish names), but "Set beacon on" must have been heard, or the sentence was
+    /// something else ("the music is too loud" heard by PocketSphinx as "new route evening walk").
+    public var frameFloor: Double
 
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
                 looseAgreement: Double = 0.6, scoreGap: Double = 1.5, oppositeMargin: Double = 2, scoreFloor: Double = -3,
-                scoreVeto: Double = 3) {
+                scoreVeto: Double = 3, frameFloor: Double = -3) {
         self.outOfGrammar = outOfGrammar
         self.strongSnap = strongSnap
         self.strongConfidence = strongConfidence
@@ -76,13 +81,14 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
         self.oppositeMargin = oppositeMargin
         self.scoreFloor = scoreFloor
         self.scoreVeto = scoreVeto
+        self.frameFloor = frameFloor
     }
 
     /// Fitted on espeak-ng voices alone (`soundscape-bench --only asr --quick`), festival and Piper held out, with the
     /// shipped prompt (docs/measurements.md, "Whisper scores the sentences in question" and "The first word's score").
     public static let standard = DecisionThresholds(outOfGrammar: 0.45, strongSnap: 0.16, strongConfidence: 0.9, sureTranscript: -0.8,
                                                     looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 1,
-                                                    scoreFloor: -4, scoreVeto: 1.5)
+                                                    scoreFloor: -4, scoreVeto: 1.5, frameFloor: -5)
 }
 
 /// What PocketSphinx made of an utterance, as far as the decision needs it.
@@ -127,12 +133,17 @@ public struct SentenceScores: Sendable, Hashable, Codable {
     public var firstOpposites: [ScoredText]
     /// The transcript's nearest sentence, when it differs from PocketSphinx's words.
     public var snapped: ScoredText?
+    /// PocketSphinx's words before the name in its command's open slot ("Set beacon on" of "set beacon on
+    /// Senaatintori"), when it has one: whether the command's own words were heard, whatever became of the name.
+    public var frame: ScoredText?
 
-    public init(transcript: ScoredText, first: ScoredText? = nil, firstOpposites: [ScoredText] = [], snapped: ScoredText? = nil) {
+    public init(transcript: ScoredText, first: ScoredText? = nil, firstOpposites: [ScoredText] = [], snapped: ScoredText? = nil,
+                frame: ScoredText? = nil) {
         self.transcript = transcript
         self.first = first
         self.firstOpposites = firstOpposites
         self.snapped = snapped
+        self.frame = frame
     }
 
     /// How much less likely than the transcript `sentence` is, per token of it (0 or less: as likely or more).
@@ -281,6 +292,15 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         return !(c.slots[slot] ?? "").isEmpty
     }
 
+    /// A command naming a place whose words before the name Whisper heard (``SentenceScores/frame``, at or above
+    /// ``DecisionThresholds/frameFloor``; taken as heard when there is no such score): spared the score veto and the
+    /// out-of-grammar rule, as its name alone may be what Whisper could not follow.
+    static func namesAPlaceHeard(_ c: RecognizedCommand, scores: SentenceScores?, thresholds: DecisionThresholds) -> Bool {
+        guard namesAPlace(c) else { return false }
+        guard let frame = scores?.frame else { return true }
+        return frame.wordsMean >= thresholds.frameFloor
+    }
+
     static func undoesAnother(_ c: RecognizedCommand) -> Bool {
         guard let intent = c.knownIntent else { return true }   // unknown: be as careful as with the worst
         return !intent.opposites.isEmpty
@@ -295,8 +315,8 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     /// - The transcript is further than ``DecisionThresholds/outOfGrammar`` from every command: not a command, unless
     ///   PocketSphinx took a command that undoes nothing and the transcript is not sure of its words
     ///   (``DecisionThresholds/sureTranscript``) or the command names a place (Whisper tiny writes Finnish names as
-    ///   confident nonsense: "Set we can uncover that or it." for "set beacon on Kauppatori"): then PocketSphinx's
-    ///   command stands.
+    ///   confident nonsense: "Set we can uncover that or it." for "set beacon on Kauppatori") and Whisper heard its
+    ///   words before the name (``DecisionThresholds/frameFloor``): then PocketSphinx's command stands.
     /// - They disagree: the one with strong evidence when the other's is not strong, unless its command undoes
     ///   another (on/off, mute/unmute, …): those are taken only when both agree. Otherwise "Say that again?", never
     ///   a guess.
@@ -319,7 +339,8 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         if let opened = openName(first: first, second: second) ?? anchoredName(first: first, second: second) { return opened }
         if let scores, let scored = byScores(first: first, second: second, scores: scores, thresholds: thresholds) { return scored }
         var first = first
-        if let scores, let sentence = scores.first, let command = first.command, scores.gap(sentence) > thresholds.scoreVeto, !namesAPlace(command) {
+        if let scores, let sentence = scores.first, let command = first.command, scores.gap(sentence) > thresholds.scoreVeto,
+           !namesAPlaceHeard(command, scores: scores, thresholds: thresholds) {
             first.command = nil   // heard, but not taken on PocketSphinx's word: the transcript may still agree with it
         }
         let transcript = "\"\(second.heard.joined(separator: " "))\""
@@ -331,7 +352,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
                                       reason: "the transcript \(transcript) is nearest to \(command.intent) too (distance \(distance))")
         }
         guard let snapped = second.command, second.distance <= thresholds.outOfGrammar else {
-            if let command = first.command, unsure || namesAPlace(command), !undoesAnother(command) {
+            if let command = first.command, unsure || namesAPlaceHeard(command, scores: scores, thresholds: thresholds), !undoesAnother(command) {
                 let why = unsure ? "its words are unsure" : "Whisper garbles the names of places"
                 return RecognizerDecision(outcome: .firstRecognizer, command: command,
                                           reason: "the transcript \(transcript) matches no command (distance \(distance)) but \(why); "

@@ -87,8 +87,9 @@ public final class SecondOpinion: Sendable {
 
     /// Words as Whisper writes them: the first letter capital, names as they are spelled (`names`: the command's slot
     /// values, "Kauppatori" for "kauppatori"), a question mark after a question, else a full stop. A name in lower case
-    /// costs Whisper's score dearly, and the score must measure the words, not their spelling.
-    public static func written(_ words: [String], names: [String] = []) -> String {
+    /// costs Whisper's score dearly, and the score must measure the words, not their spelling. Without the end mark when
+    /// `ending` is false (the first words of a sentence, scored as such).
+    public static func written(_ words: [String], names: [String] = [], ending: Bool = true) -> String {
         guard let head = words.first else { return "" }
         var sentence = " " + words.map { $0 == "i" ? "I" : $0 }.joined(separator: " ") + " "
         for name in names.sorted(by: { $0.count > $1.count }) {
@@ -97,7 +98,20 @@ public final class SecondOpinion: Sendable {
         }
         sentence = sentence.trimmingCharacters(in: .whitespaces)
         return sentence.prefix(1).uppercased() + sentence.dropFirst()
-            + (["where", "what", "what's", "how", "which", "who"].contains(head) ? "?" : ".")
+            + (!ending ? "" : ["where", "what", "what's", "how", "which", "who"].contains(head) ? "?" : ".")
+    }
+
+    /// The words of `command` (heard as `words`) before the name in its open slot ("set beacon on" of "set beacon on
+    /// senaatintori"); nil when it has no such name, or nothing comes before it.
+    public static func frame(of command: RecognizedCommand, words: [String]) -> [String]? {
+        guard let intent = command.knownIntent, let slot = RecognizerDecision.openSlots[intent],
+              let value = command.slots[slot], !value.isEmpty else { return nil }
+        let name = IntentParser.tokens(value).map(\.word)
+        guard !name.isEmpty, name.count < words.count else { return nil }
+        for start in stride(from: words.count - name.count, through: 1, by: -1) where Array(words[start..<start + name.count]) == name {
+            return Array(words[..<start])
+        }
+        return nil
     }
 
     /// A sentence of each command that undoes `command`, heard as `words`: the same words with the undoing word
@@ -185,7 +199,12 @@ public final class SecondOpinion: Sendable {
                 roles += Self.opposites(of: opinion.command ?? opinion.heard, words: firstWords, sentences: sentences, parser: parser).map { (2, $0) }
                 if !snapped.sentence.isEmpty, snapped.sentence != firstWords { roles.append((3, snapped.sentence)) }
                 let names = Array((opinion.command ?? opinion.heard)?.slots.values ?? [:].values) + Array(snapped.command?.slots.values ?? [:].values)
-                return [transcript.text] + roles.map { Self.written($0.words, names: names) }
+                var texts = [transcript.text] + roles.map { Self.written($0.words, names: names) }
+                if let command = opinion.command, let frame = Self.frame(of: command, words: firstWords) {
+                    roles.append((4, frame))
+                    texts.append(Self.written(frame, names: names, ending: false))
+                }
+                return texts
             }
             let snapped = snap ?? snapper.snap(transcript.text)
             report.transcript = transcript.text
@@ -199,7 +218,8 @@ public final class SecondOpinion: Sendable {
                     switch role {
                     case 1: scores.first = scored
                     case 2: scores.firstOpposites.append(scored)
-                    default: scores.snapped = scored
+                    case 3: scores.snapped = scored
+                    default: scores.frame = scored
                     }
                 }
                 report.scores = scores
