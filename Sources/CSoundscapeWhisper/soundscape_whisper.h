@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's meaning or signature changes; the program refuses a library of another version. */
-#define SSW_API_VERSION 3
+#define SSW_API_VERSION 4
 
 /* Results of ssw_transcribe. */
 #define SSW_OK 0
@@ -53,6 +53,10 @@ int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, con
 int ssw_score(ssw_model *model, const char *const *texts, int count, int flags, int time_limit_ms, double *scores,
               double *end_scores, int *token_counts, char *error, size_t error_size);
 
+/* Sets the threads the next ssw_transcribe and ssw_score compute on (at least 1): the caller chooses them before each
+ * utterance by how busy the machine is. */
+void ssw_set_threads(ssw_model *model, int threads);
+
 /* Frees what the last transcription kept for scoring (the decoder state and its buffers, most of what Whisper
  * holds beyond its weights); the next ssw_transcribe makes it again. */
 void ssw_release(ssw_model *model);
@@ -66,6 +70,7 @@ typedef void (*ssw_describe_fn)(const ssw_model *, char *, size_t);
 typedef int (*ssw_transcribe_fn)(ssw_model *, const float *, int, const char *, int, int, int, char *, size_t,
                                  double *, char *, size_t);
 typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, int, double *, double *, int *, char *, size_t);
+typedef void (*ssw_set_threads_fn)(ssw_model *, int);
 typedef void (*ssw_release_fn)(ssw_model *);
 typedef void (*ssw_close_fn)(ssw_model *);
 

@@ -95,12 +95,13 @@ enum RecognizerBench {
         voice.keepsUtteranceAudio = true
         // The transcriber as `run` loads it, except for its time limit: on a machine this busy the shipped 3 s stops
         // most transcriptions and PocketSphinx decides alone, which would measure PocketSphinx, not the design. How many
-        // would have been stopped is reported beside the latency. One thread: on a machine shared with other work two
-        // threads wait on each other (OpenMP) and take longer; the words written are the same.
+        // would have been stopped is reported beside the latency. Threads as in `run`: two while a core is free, else
+        // one (``SpareCoreThreads``); the words written are the same.
         let shippedLimit = WhisperTranscriber.Configuration().timeLimit
         let second = SecondRecognizer.load(paths: paths, promptLimit: options.promptLimit) { paths in
             try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path,
-                                   configuration: WhisperTranscriber.Configuration(threads: 1, timeLimit: .seconds(120)))
+                                   configuration: WhisperTranscriber.Configuration(threads: 1, timeLimit: .seconds(120)),
+                                   threads: SpareCoreThreads())
         }
         if let problem = second.problem { printError("bench: Problem: \(problem)") }
         let corpus = VoiceCorpus(grammar: voice.grammar, synthesizer: synthesizer)

@@ -1,5 +1,6 @@
 import Foundation
 @testable import Speech
+import Synchronization
 import Testing
 
 /// Whisper through libsoundscape-whisper.so, as scripts/setup builds it (make test sets SOUNDSCAPE_DATA; a plain
@@ -26,6 +27,48 @@ struct WhisperTranscriberTests {
     static func words(_ text: String) -> [String] {
         text.lowercased().replacingOccurrences(of: "-", with: " ")
             .split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "'") }).map(String.init)
+    }
+
+    @Test func twoThreadsOnlyWhileACoreIsFree() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("loadavg-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pressure = directory.appendingPathComponent("pressure")
+        func threads(_ line: String, cores: Int = 2, maximum: Int = 2, waited: Double? = nil) throws -> Int {
+            let file = directory.appendingPathComponent("loadavg")
+            try line.write(to: file, atomically: true, encoding: .utf8)
+            try? FileManager.default.removeItem(at: pressure)
+            if let waited {
+                try "some avg10=\(waited) avg60=1.00 avg300=1.00 total=123\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n"
+                    .write(to: pressure, atomically: true, encoding: .utf8)
+            }
+            return SpareCoreThreads(maximum: maximum, cores: cores, loadFile: file.path, pressureFile: pressure.path).threads()
+        }
+        #expect(try threads("0.21 0.35 0.40 1/412 90210\n") == 2)          // only the caller runs
+        #expect(try threads("1.80 1.20 0.90 2/412 90210\n") == 1)          // something else wants the other core
+        #expect(try threads("3.10 2.00 1.00 5/412 90210\n") == 1)
+        #expect(try threads("1.00 1.00 1.00 2/412 90210\n", cores: 4) == 2)  // two cores free, at most two threads
+        #expect(try threads("1.00 1.00 1.00 2/412 90210\n", cores: 4, maximum: 4) == 3)
+        #expect(try threads("garbled") == 1)
+        #expect(SpareCoreThreads(loadFile: directory.appendingPathComponent("absent").path).threads() == 1)
+        // Idle this instant, but tasks waited for a core a third of the last ten seconds: busy in bursts.
+        #expect(try threads("0.90 0.80 0.70 1/412 90210\n", waited: 33.5) == 1)
+        #expect(try threads("0.90 0.80 0.70 1/412 90210\n", waited: 0.4) == 2)
+    }
+
+    @Test func aTranscriberThatChoosesTwoThreadsWritesTheSameWords() throws {
+        let samples = try Self.samples("where is the beacon")
+        let one = try Self.shared.get().transcribe(samples, prompt: "")
+        final class Two: TranscriptionThreads {
+            let asked = Mutex(0)
+            func threads() -> Int { asked.withLock { $0 += 1 }; return 2 }
+        }
+        let choice = Two()
+        let two = try WhisperTranscriber(library: Self.libraryPath, model: Self.modelPath,
+                                         configuration: .init(threads: 1, timeLimit: .seconds(60)), threads: choice)
+        // Two threads add up in another order, which can change a word where two were nearly tied; not here.
+        #expect(Self.words(try two.transcribe(samples, prompt: "").text) == Self.words(one.text))
+        #expect(choice.asked.withLock { $0 } == 1, "asked once before the utterance")
     }
 
     @Test(arguments: ["where am i", "go to sleep", "where is the beacon", "wake up"])

@@ -213,6 +213,10 @@ double text_log_probability(const float *logits, whisper_token eot, whisper_toke
 
 extern "C" int ssw_api_version(void) { return SSW_API_VERSION; }
 
+extern "C" void ssw_set_threads(ssw_model *model, int threads) {
+    if (model != nullptr) model->threads = threads < 1 ? 1 : threads;
+}
+
 extern "C" ssw_model *ssw_open(const char *path, int threads, char *error, size_t error_size) {
     try {
         install_log_once();

@@ -6,9 +6,10 @@ import Speech
 public enum SecondRecognizer {
     /// Whisper through libsoundscape-whisper.so, with the tiny.en model, both where scripts/setup puts them
     /// (`$SOUNDSCAPE_DATA/whisper/`); throws a ``WhisperError`` naming the file and the fix when they are missing,
-    /// damaged or of another version.
+    /// damaged or of another version. It computes on two threads while the machine has a core to spare, else on one
+    /// (``SpareCoreThreads``).
     public static func defaultTranscriber(paths: ProjectPaths) throws -> (any Transcriber)? {
-        try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path)
+        try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path, threads: SpareCoreThreads())
     }
 
     /// The second opinion, or nil and the problem to say once: "PocketSphinx alone decides" (spoken and printed by the caller).

@@ -53,9 +53,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     // handle is only touched inside `model`'s lock.
 
     public struct Configuration: Sendable, Equatable {
-        /// Threads whisper.cpp computes on. One by default: ggml's threads wait for each other by spinning, so on a
-        /// machine whose other core is busy (the audio, PocketSphinx, another program) two threads took several times
-        /// longer than one (docs/measurements.md, "Second recognizer").
+        /// Threads whisper.cpp computes on when no ``TranscriptionThreads`` chooses them before each utterance. One by
+        /// default: ggml's threads wait for each other by spinning, so on a machine whose other core is busy (the
+        /// audio, PocketSphinx, another program) two threads took several times longer than one
+        /// (docs/measurements.md, "Second recognizer").
         public var threads: Int
         /// Encoder frames (20 ms each) given beyond the utterance's own: without this margin the model, seeing no
         /// silence after the words, tends to repeat them.
@@ -90,11 +91,15 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     private let transcribeFunction: ssw_transcribe_fn
     private let scoreFunction: ssw_score_fn
     private let releaseFunction: ssw_release_fn
+    private let setThreadsFunction: ssw_set_threads_fn
+    /// Chooses the threads of each transcription; nil: always ``Configuration/threads``.
+    public let threadChoice: (any TranscriptionThreads)?
     private let closeFunction: ssw_close_fn
     private let model: Mutex<OpaquePointer?>
 
     /// Loads the library and the model; every failure is a ``WhisperError`` naming the file and the fix.
-    public init(library libraryPath: String, model modelPath: String, configuration: Configuration = Configuration()) throws(WhisperError) {
+    public init(library libraryPath: String, model modelPath: String, configuration: Configuration = Configuration(),
+                threads threadChoice: (any TranscriptionThreads)? = nil) throws(WhisperError) {
         guard FileManager.default.fileExists(atPath: libraryPath) else {
             throw WhisperError(.libraryMissing, "the Whisper library \(libraryPath) does not exist", fix: WhisperError.setupFix)
         }
@@ -121,6 +126,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let transcribe = try symbol("ssw_transcribe", as: ssw_transcribe_fn.self)
         let score = try symbol("ssw_score", as: ssw_score_fn.self)
         let release = try symbol("ssw_release", as: ssw_release_fn.self)
+        let setThreads = try symbol("ssw_set_threads", as: ssw_set_threads_fn.self)
         let close = try symbol("ssw_close", as: ssw_close_fn.self)
         guard FileManager.default.fileExists(atPath: modelPath) else {
             dlclose(handle)
@@ -142,6 +148,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         self.transcribeFunction = transcribe
         self.scoreFunction = score
         self.releaseFunction = release
+        self.setThreadsFunction = setThreads
+        self.threadChoice = threadChoice
         self.closeFunction = close
         self.model = Mutex(loaded)
     }
@@ -185,6 +193,7 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let result: Int32 = model.withLock { loaded in
             guard let loaded else { return SSW_ERROR }
             defer { releaseFunction(loaded) }
+            setThreadsFunction(loaded, Int32(max(1, threadChoice?.threads() ?? configuration.threads)))
             let result = samples.withUnsafeBufferPointer { buffer in
                 transcribeFunction(loaded, buffer.baseAddress, Int32(buffer.count), prompt.isEmpty ? nil : prompt,
                                    Int32(context), Int32(tokens), milliseconds(configuration.timeLimit), &text, text.count,
@@ -260,5 +269,59 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
 
     private static func string(_ buffer: [CChar]) -> String {
         buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    }
+}
+
+/// Chooses how many threads the next transcription computes on, just before it starts.
+public protocol TranscriptionThreads: Sendable {
+    func threads() -> Int
+}
+
+/// Two threads (up to `maximum`) only while the machine has a core to spare, else one. ggml's threads wait for each
+/// other by spinning: beside one busy loop on a 2-core machine two threads took 814 ms (p50) and 4.7 s (p95) a
+/// transcription against 229 and 292 ms on one, while on an idle machine two took 135 ms against 219
+/// (docs/measurements.md, "Two threads while a core is free"). A core counts as spare when, at the moment of the
+/// call, the kernel has no more tasks running or ready to run than cores to spare them (/proc/loadavg's fourth field,
+/// this thread included), and tasks have waited for a core less than `pressureLimit` per cent of the last ten seconds
+/// (/proc/pressure/cpu, where the kernel has it): a machine busy in bursts (a compiler, a browser) looks idle
+/// between them.
+public struct SpareCoreThreads: TranscriptionThreads {
+    public let maximum: Int
+    public let cores: Int
+    public let loadFile: String
+    public let pressureFile: String
+    public let pressureLimit: Double
+
+    public init(maximum: Int = 2, cores: Int = ProcessInfo.processInfo.activeProcessorCount, loadFile: String = "/proc/loadavg",
+                pressureFile: String = "/proc/pressure/cpu", pressureLimit: Double = 10) {
+        self.maximum = max(1, maximum)
+        self.cores = max(1, cores)
+        self.loadFile = loadFile
+        self.pressureFile = pressureFile
+        self.pressureLimit = pressureLimit
+    }
+
+    /// One more thread for each core nothing else is ready to run on, up to ``maximum``; one when the count cannot
+    /// be read or tasks have recently waited for a core.
+    public func threads() -> Int {
+        guard let runnable = Self.runnable(loadFile) else { return 1 }
+        if let waited = Self.recentPressure(pressureFile), waited >= pressureLimit { return 1 }
+        return max(1, min(maximum, 1 + cores - max(1, runnable)))
+    }
+
+    /// The fourth field's first number ("1/412": one task running or ready, of 412).
+    static func runnable(_ path: String) -> Int? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count >= 4, let slash = fields[3].firstIndex(of: "/") else { return nil }
+        return Int(fields[3][..<slash])
+    }
+
+    /// The per cent of the last ten seconds some task waited for a core ("some avg10=2.31 …"); nil without the file.
+    static func recentPressure(_ path: String) -> Double? {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("some ") }),
+              let field = line.split(separator: " ").first(where: { $0.hasPrefix("avg10=") }) else { return nil }
+        return Double(field.dropFirst("avg10=".count))
     }
 }
