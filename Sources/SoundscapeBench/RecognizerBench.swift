@@ -2,6 +2,7 @@ import App
 import Audio
 import Foundation
 import Speech
+import Synchronization
 
 /// The two-recognizer decision measured as `soundscape run` makes it (PocketSphinx streamed in 20 ms chunks, its
 /// final result, then ``SecondOpinion/decide(samples:first:state:)`` on the utterance's audio), on voices of three
@@ -98,10 +99,11 @@ enum RecognizerBench {
         // would have been stopped is reported beside the latency. Threads as in `run`: two while a core is free, else
         // one (``SpareCoreThreads``); the words written are the same.
         let shippedLimit = WhisperTranscriber.Configuration().timeLimit
+        let threadChoice = CountedThreads()
         let second = SecondRecognizer.load(paths: paths, promptLimit: options.promptLimit) { paths in
             try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path,
                                    configuration: WhisperTranscriber.Configuration(threads: 1, timeLimit: .seconds(120)),
-                                   threads: SpareCoreThreads())
+                                   threads: threadChoice)
         }
         if let problem = second.problem { printError("bench: Problem: \(problem)") }
         let corpus = VoiceCorpus(grammar: voice.grammar, synthesizer: synthesizer)
@@ -276,6 +278,9 @@ enum RecognizerBench {
         let over = outcomes.filter { ($0.transcriberMilliseconds ?? 0) > limitMs }.count
         result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") Whisper transcriptions over run's \(Int(limitMs / 1000)) s limit (PocketSphinx alone in run)",
                                   100 * Double(over) / Double(max(1, outcomes.count)), "%"))
+        let (twoThreads, asked) = threadChoice.counts.withLock { $0 }
+        result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") Whisper transcriptions on two threads (a core was free)",
+                                  100 * Double(twoThreads) / Double(max(1, asked)), "%"))
         let whisperTimes = Percentiles(outcomes.compactMap(\.transcriberMilliseconds))
         result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") Whisper transcription p50", whisperTimes.at(50), "ms"))
         if second.secondOpinion != nil { result += fit(outcomes, conditions: conditions, quick: options.quick) }
@@ -438,5 +443,18 @@ enum RecognizerBench {
                    + acceptedBy.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(15).map { "\($0.key) × \($0.value)" }.joined(separator: ", "))
         for f in figures { printError("bench: \(f.name): \(String(format: "%.2f", f.value)) \(f.unit)") }
         return figures
+    }
+}
+
+/// `run`'s choice of Whisper's threads (``SpareCoreThreads``), counting how often it chose more than one.
+final class CountedThreads: TranscriptionThreads {
+    let choice = SpareCoreThreads()
+    /// (more than one thread, asked).
+    let counts = Mutex((0, 0))
+
+    func threads() -> Int {
+        let n = choice.threads()
+        counts.withLock { $0.0 += n > 1 ? 1 : 0; $0.1 += 1 }
+        return n
     }
 }
