@@ -322,6 +322,7 @@ enum RecognizerBench {
             (\.strongConfidence, [0.8, 0.9, 0.95]), (\.sureTranscript, [-0.3, -0.5, -0.8]), (\.looseAgreement, [0.4, 0.5, 0.6, 0.7]),
             (\.scoreGap, [0.5, 1, 1.5, 2, 2.5]), (\.oppositeMargin, [1, 2, 3, 4]), (\.scoreFloor, [-2, -2.5, -3, -4, -100]),
             (\.scoreVeto, [1.5, 2, 3, 4, 100]), (\.frameFloor, [-100, -5, -4, -3, -2.5, -2, -1.5]),
+            (\.decisiveMargin, [1_000, 8, 10, 12, 15, 20]),
         ]
         for _ in 0..<4 {
             var changed = false
@@ -338,7 +339,7 @@ enum RecognizerBench {
         }
         let tag = quick ? "ASR2 quick" : "ASR2"
         printError("bench: thresholds fitted on espeak-ng: outOfGrammar \(best.outOfGrammar), strongSnap \(best.strongSnap), strongConfidence \(best.strongConfidence), "
-                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto), frameFloor \(best.frameFloor) (score \(Int(bestScore)), shipped \(Int(shipped)))")
+                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto), frameFloor \(best.frameFloor), decisiveMargin \(best.decisiveMargin) (score \(Int(bestScore)), shipped \(Int(shipped)))")
         var figures: [BenchFigure] = []
         func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
         for synth in BenchVoice.Synthesizer.allCases where synth != .espeak {

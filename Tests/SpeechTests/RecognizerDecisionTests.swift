@@ -155,6 +155,37 @@ struct RecognizerDecisionTests {
         #expect(SecondOpinion.written(["set", "beacon", "on"], ending: false) == "Set beacon on")
     }
 
+    @Test func aCommandWhisperScoresFarAboveItsOppositeIsTakenThoughItsTranscriptWentElsewhere() {
+        var thresholds = DecisionThresholds.standard
+        thresholds.decisiveMargin = 10
+        // Measured (espeak-ng en-us, clean): "mute beacon" written "You'll be gone.", yet "Mute beacon." scored 15.2 above
+        // "Unmute beacon.".
+        let far = Snap(heard: ["you'll", "be", "gone"], sentence: [], command: nil, distance: 1, wordDistance: 1)
+        let scores = SentenceScores(transcript: Self.scored("You'll be gone.", -4, tokens: 5), first: Self.scored("Mute beacon.", -17.5, tokens: 5),
+                                    firstOpposites: [Self.scored("Unmute beacon.", -32.7, tokens: 5)])
+        let taken = RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.95), second: far, transcriptLogProbability: -0.5,
+                                              scores: scores, thresholds: thresholds)
+        #expect(taken.outcome == .agreed && taken.command?.intent == "mute_beacon", "\(taken)")
+        // Not on PocketSphinx's weak word, not by a smaller margin, not without an opposite scored, not when the rule is off.
+        #expect(RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.6), second: far, transcriptLogProbability: -0.5,
+                                          scores: scores, thresholds: thresholds).command == nil)
+        var narrow = scores
+        narrow.firstOpposites = [Self.scored("Unmute beacon.", -25, tokens: 5)]
+        #expect(RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.95), second: far, transcriptLogProbability: -0.5,
+                                          scores: narrow, thresholds: thresholds).command == nil)
+        var alone = scores
+        alone.firstOpposites = []
+        #expect(RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.95), second: far, transcriptLogProbability: -0.5,
+                                          scores: alone, thresholds: thresholds).command == nil)
+        thresholds.decisiveMargin = 1_000
+        #expect(RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.95), second: far, transcriptLogProbability: -0.5,
+                                          scores: scores, thresholds: thresholds).command == nil)
+        // Nor when the transcript is surely another command.
+        thresholds.decisiveMargin = 10
+        #expect(RecognizerDecision.decide(first: Self.first("mute_beacon", confidence: 0.95), second: Self.snap("where_am_i", distance: 0.05),
+                                          transcriptLogProbability: -0.5, scores: scores, thresholds: thresholds).command?.intent != "mute_beacon")
+    }
+
     @Test func aTranscriptFarFromEveryCommandIsNoCommandWhateverPocketSphinxSays() {
         let thresholds = DecisionThresholds.standard
         let d = RecognizerDecision.decide(first: Self.first("callouts_on", confidence: 0.99),

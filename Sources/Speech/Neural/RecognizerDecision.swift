@@ -68,10 +68,15 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// improbable (Whisper cannot spell Finnish names), but "Set beacon on" must have been heard, or the sentence was
     /// something else ("the music is too loud" heard by PocketSphinx as "new route evening walk").
     public var frameFloor: Double
+    /// A command that undoes another, which PocketSphinx took with strong confidence, is taken when Whisper scores its
+    /// sentence at least this far above every opposite's (natural log, whole sentence), even where Whisper's own
+    /// transcript went elsewhere: Whisper tiny writes espeak-ng's "mute beacon" as "You'll be gone." but scores "Mute
+    /// beacon." 15 above "Unmute beacon.". Both recognizers then still agree on which of the two was said. 1,000: never.
+    public var decisiveMargin: Double
 
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
                 looseAgreement: Double = 0.6, scoreGap: Double = 1.5, oppositeMargin: Double = 2, scoreFloor: Double = -3,
-                scoreVeto: Double = 3, frameFloor: Double = -3) {
+                scoreVeto: Double = 3, frameFloor: Double = -3, decisiveMargin: Double = 1_000) {
         self.outOfGrammar = outOfGrammar
         self.strongSnap = strongSnap
         self.strongConfidence = strongConfidence
@@ -82,6 +87,7 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
         self.scoreFloor = scoreFloor
         self.scoreVeto = scoreVeto
         self.frameFloor = frameFloor
+        self.decisiveMargin = decisiveMargin
     }
 
     /// Fitted on espeak-ng voices alone (`soundscape-bench --only asr --quick`), festival and Piper held out, with the
@@ -423,6 +429,13 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
                                           + " above PocketSphinx's \"\(sentence.text)\"")
         }
         guard let command = first.command else { return nil }
+        let otherCommandSure = second.command.map { !same($0, command) && second.distance <= thresholds.strongSnap } ?? false
+        if undoesAnother(command), !scores.firstOpposites.isEmpty, margin >= thresholds.decisiveMargin,
+           first.confidence >= thresholds.strongConfidence, !otherCommandSure {
+            return RecognizerDecision(outcome: .agreed, command: command,
+                                      reason: "Whisper scores PocketSphinx's \"\(sentence.text)\" " + String(format: "%.1f", margin)
+                                          + " above its opposite, though it wrote \"\(scores.transcript.text)\"")
+        }
         let figures = gap <= 0 ? "at least as likely as its transcript \"\(scores.transcript.text)\""
             : String(format: "%.2f a token below its transcript \"%@\"", gap, scores.transcript.text)
         guard gap <= thresholds.scoreGap, sentence.wordsMean >= thresholds.scoreFloor else { return nil }
