@@ -94,7 +94,8 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// shipped prompt (docs/measurements.md, "Whisper scores the sentences in question" and "The first word's score").
     public static let standard = DecisionThresholds(outOfGrammar: 0.45, strongSnap: 0.16, strongConfidence: 0.9, sureTranscript: -0.8,
                                                     looseAgreement: 0.6, scoreGap: 1.5, oppositeMargin: 1,
-                                                    scoreFloor: -4, scoreVeto: 1.5, frameFloor: -5)
+                                                    scoreFloor: -4, scoreVeto: 1.5, frameFloor: -5,
+                                                    decisiveMargin: 10)
 }
 
 /// What PocketSphinx made of an utterance, as far as the decision needs it.
