@@ -97,7 +97,7 @@ enum RecognizerBench {
         // The transcriber as `run` loads it, except for its time limit: on a machine this busy the shipped 3 s stops
         // most transcriptions and PocketSphinx decides alone, which would measure PocketSphinx, not the design. How many
         // would have been stopped is reported beside the latency. Threads as in `run`: two while a core is free, else
-        // one (``SpareCoreThreads``); the words written are the same.
+        // one (``SpareCoreThreads``); the words written are the same but where two tokens were nearly tied.
         let shippedLimit = WhisperTranscriber.Configuration().timeLimit
         let threadChoice = CountedThreads()
         let second = SecondRecognizer.load(paths: paths, promptLimit: options.promptLimit) { paths in

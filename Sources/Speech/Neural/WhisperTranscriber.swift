@@ -279,12 +279,11 @@ public protocol TranscriptionThreads: Sendable {
 
 /// Two threads (up to `maximum`) only while the machine has a core to spare, else one. ggml's threads wait for each
 /// other by spinning: beside one busy loop on a 2-core machine two threads took 814 ms (p50) and 4.7 s (p95) a
-/// transcription against 229 and 292 ms on one, while on an idle machine two took 135 ms against 219
-/// (docs/measurements.md, "Two threads while a core is free"). A core counts as spare when, at the moment of the
-/// call, the kernel has no more tasks running or ready to run than cores to spare them (/proc/loadavg's fourth field,
-/// this thread included), and tasks have waited for a core less than `pressureLimit` per cent of the last ten seconds
-/// (/proc/pressure/cpu, where the kernel has it): a machine busy in bursts (a compiler, a browser) looks idle
-/// between them.
+/// transcription against 229 and 292 ms on one, while with a core free two took 135 ms against 219
+/// (docs/measurements.md, "Two threads while a core is free"). Each core beyond the tasks running or ready to run
+/// at the moment of the call (/proc/loadavg's fourth field, this thread included) counts as spare, unless tasks
+/// waited for a core `pressureLimit` per cent or more of the last ten seconds (/proc/pressure/cpu, where the kernel
+/// has it): a machine busy in bursts (a compiler, a browser) looks idle between them.
 public struct SpareCoreThreads: TranscriptionThreads {
     public let maximum: Int
     public let cores: Int
