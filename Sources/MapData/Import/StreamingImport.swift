@@ -442,7 +442,7 @@ final class StreamingImport {
         buildings = []
         while let batch = try workers.intersections.take() {
             for item in batch {
-                try writer.insertIntersection(item.intersection, roadFeatureIDs: item.roadFeatureIDs)
+                try writer.insertIntersection(item.rows)
             }
             summary.intersections += batch.count
             summary.features += batch.count
