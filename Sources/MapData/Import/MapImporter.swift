@@ -178,7 +178,7 @@ public enum MapImporter {
     /// Gives the heap's free memory back to the system. The end phase frees the travel network and the
     /// walking graph's arrays (tens of megabytes at a region's scale, partly in the network thread's own
     /// malloc arena), but malloc keeps most of it, and the R-tree packing that follows made the import's peak.
-    private static func releaseFreedMemory() {
+    static func releaseFreedMemory() {
         _ = mallocTrim(0)
     }
 
@@ -310,4 +310,4 @@ enum RingAssembler {
 }
 
 /// glibc's `malloc_trim` (malloc.h, which the Glibc module does not export).
-@_silgen_name("malloc_trim") private func mallocTrim(_ pad: Int) -> Int32
+@_silgen_name("malloc_trim") func mallocTrim(_ pad: Int) -> Int32

@@ -199,6 +199,8 @@ enum NetworkBuilder {
         // and position), which brings every way through a node together: 4 bytes a vertex where a
         // (node, way, position) triple took 16, at the moment of a region's import that needs the most memory.
         var order: [Int32] = []
+        // Sized first: grown by doubling, the array held its old and new buffers at once.
+        order.reserveCapacity(network.ways.reduce(0) { $0 + ($1.flags.contains(.joinsIntersections) ? $1.count : 0) })
         for way in network.ways where way.flags.contains(.joinsIntersections) {
             order.append(contentsOf: (Int32(way.start)..<Int32(way.start + way.count)))
         }
@@ -275,6 +277,7 @@ enum NetworkBuilder {
         // and from them a bit for each vertex whose node the walkable ways use more than once.
         let nodeIDs = network.nodeIDs
         var order: [Int32] = []
+        order.reserveCapacity(network.ways.reduce(0) { $0 + (isWalkable($1) ? $1.count : 0) })
         for way in network.ways where isWalkable(way) { order.append(contentsOf: Int32(way.start)..<Int32(way.start + way.count)) }
         order.sort { nodeIDs[Int($0)] < nodeIDs[Int($1)] }
         func groupEnd(_ start: Int) -> Int {

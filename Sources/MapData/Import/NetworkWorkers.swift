@@ -62,6 +62,8 @@ final class NetworkWorkers: Sendable {
             results.intersectionWays = used
             intersections.close(error: nil)
             used = []
+            // The intersections' sort order is freed: give it back before the walking graph's arrays are made.
+            MapImporter.releaseFreedMemory()
             var edgeBatch: [FeatureWriter.PreparedWalkEdge] = []
             var vertices: [Int32] = []
             do {
