@@ -85,7 +85,8 @@ public enum MapImporter {
             } catch {
                 throw MapImportError(file: pbfPath, reason: .database("\(error)"))
             }
-            let sha = (try? SHA256Digest.hexDigest(ofFile: pbfPath)) ?? ""
+            // The file's digest on a thread of its own, while it is read (it is needed only for the metadata).
+            let digest = FileDigest(path: pbfPath)
             do {
                 try queue.inTransaction { db in
                     // Secondary indexes are built once at the end, not row by row.
@@ -123,13 +124,14 @@ public enum MapImporter {
                     writer = try FeatureWriter(db: db)
                     writer.packer = packer
                     try pass.finish(writer: &writer)
+                    releaseFreedMemory()
                     try packer.write(into: db, table: "feature_index")
                     summary = pass.summary
                     progress?(MapImportProgress(phase: .writing, fraction: 0))
                     for index in indexes { try db.execute(sql: index["sql"] as String) }
                     var meta: [String: String] = [
                         "source_file": (pbfPath as NSString).standardizingPath,
-                        "source_sha256": sha,
+                        "source_sha256": digest.value(),
                         "imported_at": ISO8601DateFormatter().string(from: Date()),
                         "attribution": MapStore.attribution,
                         "schema_version": String(MapStore.schemaVersion),
@@ -171,6 +173,13 @@ public enum MapImporter {
             removeDatabaseFiles(temporaryPath)
             throw error
         }
+    }
+
+    /// Gives the heap's free memory back to the system. The end phase frees the travel network and the
+    /// walking graph's arrays (tens of megabytes at a region's scale, partly in the network thread's own
+    /// malloc arena), but malloc keeps most of it, and the R-tree packing that follows made the import's peak.
+    static func releaseFreedMemory() {
+        _ = mallocTrim(0)
     }
 
     // MARK: files
@@ -215,6 +224,29 @@ public enum MapImporter {
             _ = fsync(fd)
             close(fd)
         }
+    }
+}
+
+/// The SHA-256 of a file, computed on a thread of its own from when it is made; "" when the file
+/// cannot be read. Why: hashing a region's file took a tenth of a second or more before the first block
+/// was read.
+// @unchecked: `hex` is written by the thread before it signals `done`, and read only after waiting for it.
+private final class FileDigest: @unchecked Sendable {
+    private var hex = ""
+    private let done = DispatchSemaphore(value: 0)
+
+    init(path: String) {
+        Thread.detachNewThread { [self] in
+            hex = (try? SHA256Digest.hexDigest(ofFile: path)) ?? ""
+            done.signal()
+        }
+    }
+
+    /// Waits for the digest.
+    func value() -> String {
+        done.wait()
+        done.signal()
+        return hex
     }
 }
 
@@ -276,3 +308,6 @@ enum RingAssembler {
         return inside
     }
 }
+
+/// glibc's `malloc_trim` (malloc.h, which the Glibc module does not export).
+@_silgen_name("malloc_trim") func mallocTrim(_ pad: Int) -> Int32

@@ -8,16 +8,18 @@ import Foundation
 /// at 100×, and the writer, not the building, is the slower side.)
 final class NetworkWorkers: Sendable {
     let intersections: BatchChannel<Intersection>
-    let edges: BatchChannel<PendingWalkEdge>
+    let edges: BatchChannel<FeatureWriter.PreparedWalkEdge>
     private let results = Results()
     private let group = DispatchGroup()
 
     /// An intersection with the feature rows of the roads its legs are on (the ways that made one), for
     /// `FeatureWriter.insertIntersection`: looked up here, in the network's ways (in ascending id order),
-    /// instead of in a dictionary of every road that the writer kept through the intersections.
+    /// instead of in a dictionary of every road that the writer kept through the intersections. Its rows
+    /// are prepared here too, so that the writer, the end's slower side, only binds them.
     struct Intersection: Sendable {
         var intersection: PendingIntersection
         var roadFeatureIDs: [Int64: Int64]
+        var rows: FeatureWriter.PreparedIntersection
     }
 
     /// What the thread leaves behind.
@@ -46,7 +48,8 @@ final class NetworkWorkers: Sendable {
                     for wayID in intersection.wayIDs {
                         if let featureID = network.featureID(ofWay: wayID) { roads[wayID] = featureID }
                     }
-                    batch.append(Intersection(intersection: intersection, roadFeatureIDs: roads))
+                    batch.append(Intersection(intersection: intersection, roadFeatureIDs: roads,
+                                              rows: FeatureWriter.prepareIntersection(intersection, roadFeatureIDs: roads)))
                     if batch.count >= batchSize {
                         guard intersections.put(batch) else { throw CancellationError() }
                         batch = []
@@ -59,13 +62,15 @@ final class NetworkWorkers: Sendable {
             results.intersectionWays = used
             intersections.close(error: nil)
             used = []
-            var edgeBatch: [PendingWalkEdge] = []
+            // The intersections' sort order is freed: give it back before the walking graph's arrays are made.
+            MapImporter.releaseFreedMemory()
+            var edgeBatch: [FeatureWriter.PreparedWalkEdge] = []
             var vertices: [Int32] = []
             do {
                 if cancelled { throw CancellationError() }
                 vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
                     used.insert(edge.wayID)
-                    edgeBatch.append(edge)
+                    edgeBatch.append(FeatureWriter.prepareWalkEdge(edge))
                     if edgeBatch.count >= batchSize {
                         guard edges.put(edgeBatch) else { throw CancellationError() }
                         edgeBatch = []

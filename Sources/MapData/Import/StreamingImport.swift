@@ -237,7 +237,7 @@ final class StreamingImport {
         }
         // Keep the mapped node index from piling up in resident memory (it stays in the page cache).
         pagesTouched += block.ways.count + block.relations.count
-        if pagesTouched > 50_000 {
+        if pagesTouched > 10_000 {
             nodeFile.releasePages()
             refFile.releasePages()
             wayFile.releasePages()
@@ -432,6 +432,9 @@ final class StreamingImport {
     private func finish(writer: inout FeatureWriter, workers: NetworkWorkers) throws {
         nodeFile.releasePages()
         refFile.releasePages()
+        wayFile.releasePages()
+        // What the reading and decoding threads allocated is freed: give it back before the end's peak.
+        MapImporter.releaseFreedMemory()
         progress?(MapImportProgress(phase: .building, fraction: 0))
         for building in buildings {
             try writer.insertEntranceList(buildingKey: building.key, buildingOSMID: building.osmID,
@@ -442,7 +445,7 @@ final class StreamingImport {
         buildings = []
         while let batch = try workers.intersections.take() {
             for item in batch {
-                try writer.insertIntersection(item.intersection, roadFeatureIDs: item.roadFeatureIDs)
+                try writer.insertIntersection(item.rows)
             }
             summary.intersections += batch.count
             summary.features += batch.count

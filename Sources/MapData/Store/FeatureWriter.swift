@@ -11,6 +11,50 @@ struct FeatureWriter {
     /// Where an import collects the R-tree's entries to build the tree at the end; nil: rows go
     /// into the R-tree one by one (tiles).
     var packer: RTreePacker?
+    private let statements = Statements()
+
+    /// The inserts this writer runs, each made once and kept: GRDB's `cachedStatement(sql:)` hashes the
+    /// SQL text on every call, which an import's millions of rows felt (about 2 % of its CPU).
+    private final class Statements {
+        enum Kind: Int, CaseIterable { case feature, index, leg, entrance, walkNode, walkEdge, way }
+        var made: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
+    }
+
+    private func statement(_ kind: Statements.Kind) throws -> Statement {
+        if let made = statements.made[kind.rawValue] { return made }
+        let sql: String
+        switch kind {
+        case .feature: sql = """
+            INSERT INTO features (id, osm_id, key_text, osm_ids, feature_type, feature_value, name, names, tags, tagged,
+                geometry_kind, geometry, lat, lon, category, super_code, road_class,
+                level, layer, is_roundabout, source)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        case .index: sql = """
+            INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        case .leg: sql = """
+            INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, bearing,
+                direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        case .entrance: sql = """
+            INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
+            VALUES (?, ?, ?, ?, ?, ?, ?)
+            """
+        case .walkNode: sql = """
+            INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)
+            """
+        case .walkEdge: sql = """
+            INSERT INTO walk_edges (from_node, to_node, way_id, is_crossing, traffic_signals,
+                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        case .way: sql = "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)"
+        }
+        let made = try db.makeStatement(sql: sql)
+        statements.made[kind.rawValue] = made
+        return made
+    }
 
     init(db: Database) throws {
         self.db = db
@@ -75,20 +119,12 @@ struct FeatureWriter {
     /// intersections, entrances and walking graph): the import writes millions of rows, and building
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
-        try run(db.cachedStatement(sql: """
-            INSERT INTO features (id, osm_id, key_text, osm_ids, feature_type, feature_value, name, names, tags, tagged,
-                geometry_kind, geometry, lat, lon, category, super_code, road_class,
-                level, layer, is_roundabout, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), p.row)
+        try run(statement(.feature), p.row)
         if let packer {
             try packer.append(p.index)
         } else {
             let e = p.index
-            try run(db.cachedStatement(sql: """
-                INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """), [e.id.databaseValue, Double(e.minLat).databaseValue, Double(e.maxLat).databaseValue,
+            try run(statement(.index), [e.id.databaseValue, Double(e.minLat).databaseValue, Double(e.maxLat).databaseValue,
                        Double(e.minLon).databaseValue, Double(e.maxLon).databaseValue, Int(e.category).databaseValue,
                        Int(e.announceable).databaseValue, Int(e.roadClass).databaseValue])
         }
@@ -125,25 +161,84 @@ struct FeatureWriter {
                       sql: statement.sql)
     }
 
-    /// Inserts an intersection: its feature row (gd_intersection, which holds its point, level and
-    /// roundabout flag; the node is in its key) and its legs.
-    @discardableResult
-    mutating func insertIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) throws -> Int64 {
+    /// An intersection's rows, made without the database (an import makes them on the thread that finds
+    /// the intersections); the feature's id is filled in when it is written.
+    struct PreparedIntersection: Sendable {
+        var feature: PreparedFeature
+        var legs: [PreparedLeg]
+    }
+
+    /// An intersection leg's values but its intersection's id and its sequence number.
+    struct PreparedLeg: Sendable {
+        var roadFeatureID: Int64?
+        var wayID: Int64
+        var bearing: Int64
+        var direction: Int64
+        var isRoundabout: Bool
+        var level: Int64
+    }
+
+    /// An intersection's feature row (gd_intersection, which holds its point, level and roundabout flag;
+    /// the node is in its key) and its legs, with the feature id left at 0.
+    static func prepareIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) -> PreparedIntersection {
         let feature = PendingFeature(
             key: "i\(i.nodeID)", osmIDs: i.wayIDs.map { OSMElementID(.way, $0).encoded },
             featureType: "highway", featureValue: "gd_intersection", name: nil, names: [], tags: OSMTags(),
             geometry: .point(i.coordinate), category: nil, superCategory: .intersection, roadClass: .none,
             level: i.level, layer: 0, isRoundabout: i.isRoundabout, source: source)
-        let id = try insert(feature)
-        for (seq, leg) in i.legs.enumerated() {
-            try run(db.cachedStatement(sql: """
-                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, bearing,
-                    direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """), [id.databaseValue, seq.databaseValue, roadFeatureIDs[leg.wayID].databaseValue, leg.wayID.databaseValue,
-                       LegGeometry.stored(bearing: leg.bearing).databaseValue,
-                       leg.direction.databaseValue, leg.isRoundabout.databaseValue, leg.level.rawValue.databaseValue])
+        return PreparedIntersection(
+            feature: prepare(feature, id: 0),
+            legs: i.legs.map { leg in
+                PreparedLeg(roadFeatureID: roadFeatureIDs[leg.wayID], wayID: leg.wayID, bearing: LegGeometry.stored(bearing: leg.bearing),
+                            direction: Int64(leg.direction), isRoundabout: leg.isRoundabout, level: Int64(leg.level.rawValue))
+            })
+    }
+
+    /// Inserts an intersection: its feature row and its legs.
+    @discardableResult
+    mutating func insertIntersection(_ i: PendingIntersection, roadFeatureIDs: [Int64: Int64], source: Int = 0) throws -> Int64 {
+        try insertIntersection(Self.prepareIntersection(i, roadFeatureIDs: roadFeatureIDs, source: source))
+    }
+
+    /// Inserts a prepared intersection under the next feature id and returns that id.
+    @discardableResult
+    mutating func insertIntersection(_ p: PreparedIntersection) throws -> Int64 {
+        let id = nextID
+        nextID += 1
+        var feature = p.feature
+        feature.id = id
+        feature.row[0] = id.databaseValue
+        feature.index.id = id
+        try write(feature)
+        let legs = try statement(.leg)
+        for (seq, leg) in p.legs.enumerated() {
+            try bindAndStep(legs) { s in
+                sqlite3_bind_int64(s, 1, id)
+                sqlite3_bind_int64(s, 2, Int64(seq))
+                if let road = leg.roadFeatureID { sqlite3_bind_int64(s, 3, road) } else { sqlite3_bind_null(s, 3) }
+                sqlite3_bind_int64(s, 4, leg.wayID)
+                sqlite3_bind_int64(s, 5, leg.bearing)
+                sqlite3_bind_int64(s, 6, leg.direction)
+                sqlite3_bind_int64(s, 7, leg.isRoundabout ? 1 : 0)
+                return sqlite3_bind_int64(s, 8, leg.level)
+            }
         }
         return id
+    }
+
+    /// Binds a row through `bind` and steps the statement. `bind` returns the last bind's result code:
+    /// only for integers and nulls, whose binds to a statement's own parameters cannot fail otherwise.
+    private func bindAndStep(_ statement: Statement, bind: (OpaquePointer) -> Int32) throws {
+        let s = statement.sqliteStatement
+        sqlite3_reset(s)
+        var code = bind(s)
+        if code == SQLITE_OK {
+            code = sqlite3_step(s)
+            if code == SQLITE_DONE { code = SQLITE_OK }
+        }
+        let error = code == SQLITE_OK ? nil : failure(code, statement)
+        sqlite3_reset(s)
+        if let error { throw error }
     }
 
     struct PendingEntrance {
@@ -164,10 +259,7 @@ struct FeatureWriter {
             roadClass: .none, level: .ground, layer: 0, isRoundabout: false, source: source)
         let id = try insert(feature)
         for e in entrances {
-            try run(db.cachedStatement(sql: """
-                INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
-                VALUES (?, ?, ?, ?, ?, ?, ?)
-                """), [id.databaseValue, buildingFeatureID.databaseValue, e.entranceFeatureID.databaseValue,
+            try run(statement(.entrance), [id.databaseValue, buildingFeatureID.databaseValue, e.entranceFeatureID.databaseValue,
                        e.nodeID.databaseValue, e.coordinate.latitude.databaseValue, e.coordinate.longitude.databaseValue,
                        e.entranceValue.databaseValue])
         }
@@ -175,9 +267,7 @@ struct FeatureWriter {
     }
 
     func insertWalkNodes(_ nodes: [(Int64, Coordinate, NodeFlags)]) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)
-            """)
+        let statement = try statement(.walkNode)
         for (id, c, flags) in nodes {
             try run(statement, [id.databaseValue, FixedPoint.degrees(c.latitude).databaseValue, FixedPoint.degrees(c.longitude).databaseValue,
                                 flags.contains(.crossing).databaseValue, flags.contains(.trafficSignals).databaseValue,
@@ -185,23 +275,44 @@ struct FeatureWriter {
         }
     }
 
-    /// Writes a walking-graph edge. Its geometry keeps only the vertices between its two nodes, measured
-    /// from the start node: the end points are the nodes' own (``WalkingGraph/load(_:)`` puts them back).
-    func insertWalkEdge(_ e: PendingWalkEdge) throws {
+    /// A walking-graph edge's row, made without the database (an import makes them on the thread that
+    /// builds the graph). Its geometry keeps only the vertices between its two nodes, measured from the
+    /// start node: the end points are the nodes' own (``WalkingGraph/load(_:)`` puts them back).
+    struct PreparedWalkEdge: Sendable {
+        var from: Int64
+        var to: Int64
+        var wayID: Int64
+        var isCrossing: Bool
+        var trafficSignals: Bool
+        var signalSound: Bool
+        var level: Int64
+        var onewayFoot: Bool
+        var geometry: Data
+    }
+
+    static func prepareWalkEdge(_ e: PendingWalkEdge) -> PreparedWalkEdge {
         let inner = e.coords.count > 2 ? Array(e.coords[1..<(e.coords.count - 1)]) : []
         let start = e.coords.first.map { GeometryBlob.Origin(lat: GeometryMath.e7($0.latitude), lon: GeometryMath.e7($0.longitude)) } ?? .zero
-        try run(db.cachedStatement(sql: """
-            INSERT INTO walk_edges (from_node, to_node, way_id, is_crossing, traffic_signals,
-                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.isCrossing.databaseValue,
-                   e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.rawValue.databaseValue,
-                   e.onewayFoot.databaseValue, FeatureGeometry.line(inner).encoded(origin: start).databaseValue])
+        return PreparedWalkEdge(from: e.from, to: e.to, wayID: e.wayID, isCrossing: e.isCrossing, trafficSignals: e.trafficSignals,
+                                signalSound: e.signalSound, level: Int64(e.level.rawValue), onewayFoot: e.onewayFoot,
+                                geometry: FeatureGeometry.line(inner).encoded(origin: start))
+    }
+
+    /// Writes a walking-graph edge.
+    func insertWalkEdge(_ e: PendingWalkEdge) throws {
+        try insertWalkEdge(Self.prepareWalkEdge(e))
+    }
+
+    func insertWalkEdge(_ e: PreparedWalkEdge) throws {
+        try run(statement(.walkEdge), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.isCrossing.databaseValue,
+                                       e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.databaseValue,
+                                       e.onewayFoot.databaseValue, e.geometry.databaseValue])
     }
 
     /// Writes a road's or path's name and highway once (`ways`), for its intersection legs and
     /// walking-graph edges, which only keep its id.
     func insertWay(id: Int64, name: String?, highway: String) throws {
-        try run(db.cachedStatement(sql: "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)"),
+        try run(statement(.way),
                 [id.databaseValue, name.databaseValue, highway.databaseValue])
     }
 

@@ -151,8 +151,18 @@ final class RTreePacker {
         }
         var leafOf = [Int32](repeating: 0, count: all.count)
         level = []
-        let leaves = tiles(lat: all.map { ($0.minLat + $0.maxLat) / 2 }, lon: all.map { ($0.minLon + $0.maxLon) / 2 })
+        // The centres in one pass over the mapped file, letting go of its pages as it goes: read whole, they
+        // made the import's peak (the sort below holds the centres and the order while they were resident).
+        var centreLat = [Float](repeating: 0, count: all.count), centreLon = [Float](repeating: 0, count: all.count)
+        for i in all.indices {
+            if i % 262_144 == 262_143 { entries.releasePages() }
+            centreLat[i] = (all[i].minLat + all[i].maxLat) / 2
+            centreLon[i] = (all[i].minLon + all[i].maxLon) / 2
+        }
         entries.releasePages()
+        let leaves = tiles(lat: centreLat, lon: centreLon)
+        centreLat = []
+        centreLon = []
         for (n, group) in leaves.groups.enumerated() {
             // The boxes are read in tree order, scattered over the mapped scratch file: let go of its pages
             // now and then, as the importer does with its node index.
