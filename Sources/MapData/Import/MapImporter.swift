@@ -1,4 +1,5 @@
 import Dispatch
+import CZlib
 import Foundation
 import Geo
 import GRDB
@@ -179,7 +180,7 @@ public enum MapImporter {
     /// walking graph's arrays (tens of megabytes at a region's scale, partly in the network thread's own
     /// malloc arena), but malloc keeps most of it, and the R-tree packing that follows made the import's peak.
     static func releaseFreedMemory() {
-        _ = mallocTrim(0)
+        _ = malloc_trim(0)
     }
 
     // MARK: files
@@ -308,6 +309,3 @@ enum RingAssembler {
         return inside
     }
 }
-
-/// glibc's `malloc_trim` (malloc.h, which the Glibc module does not export).
-@_silgen_name("malloc_trim") func mallocTrim(_ pad: Int) -> Int32
