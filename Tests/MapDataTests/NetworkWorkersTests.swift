@@ -8,26 +8,28 @@ import Testing
 @Suite("Network workers")
 struct NetworkWorkersTests {
     /// A grid of `n` × `n` streets (every crossing a four-way intersection) with a signalled crossing node.
-    static func grid(_ n: Int) -> (TravelNetwork, [Int64: NodeFlags]) {
-        var network = TravelNetwork()
+    static func grid(_ n: Int) throws -> (TravelNetwork, [Int64: NodeFlags]) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("grid-\(UUID().uuidString)").path
+        var network = try TravelNetwork(scratchPrefix: scratch, source: "grid")
         let tags = OSMTags([OSMTag(key: "highway", value: "residential"), OSMTag(key: "name", value: "Street")])
         func node(_ row: Int, _ column: Int) -> Int64 { Int64(row * n + column + 1) }
         func lat(_ row: Int) -> Int32 { Int32(601_600_000 + row * 10_000) }
         func lon(_ column: Int) -> Int32 { Int32(249_400_000 + column * 20_000) }
         for row in 0..<n {
-            network.add(wayID: Int64(row + 1), featureID: Int64(row + 1), tags: tags, highway: "residential",
+            try network.add(wayID: Int64(row + 1), featureID: Int64(row + 1), tags: tags, highway: "residential",
                         ids: (0..<n).map { node(row, $0) }, lat: Array(repeating: lat(row), count: n), lon: (0..<n).map(lon))
         }
         for column in 0..<n {
-            network.add(wayID: Int64(1_000 + column), featureID: nil, tags: tags, highway: "residential",
+            try network.add(wayID: Int64(1_000 + column), featureID: nil, tags: tags, highway: "residential",
                         ids: (0..<n).map { node($0, column) }, lat: (0..<n).map(lat), lon: Array(repeating: lon(column), count: n))
         }
+        try network.seal()
         return (network, [node(1, 1): [.crossing, .trafficSignals]])
     }
 
     @Test("drained, the thread gives the intersections, edges and vertices of building them in place, in the same order")
     func sameAsInPlace() throws {
-        let (network, flags) = Self.grid(12)
+        let (network, flags) = try Self.grid(12)
         var expectedIntersections: [Int64] = []
         NetworkBuilder.intersections(network) { expectedIntersections.append($0.nodeID) }
         var expectedEdges: [[Int64]] = []
@@ -54,7 +56,7 @@ struct NetworkWorkersTests {
 
     @Test("cancelled while it waits for the writer, the thread ends", .timeLimit(.minutes(1)))
     func cancelWhileWaiting() throws {
-        let (network, flags) = Self.grid(30)
+        let (network, flags) = try Self.grid(30)
         let workers = NetworkWorkers(network: network, nodeFlags: flags, capacity: 1, batchSize: 1)
         #expect(try workers.intersections.take()?.count == 1)
         // The thread is now blocked putting the next batches; cancel() returns only once it has ended.

@@ -187,7 +187,8 @@ public enum MapImporter {
 
     static func removeDatabaseFiles(_ path: String, keepMain: Bool = false) {
         let fm = FileManager.default
-        for suffix in keepMain ? ["-journal", "-wal", "-shm"] : ["", "-journal", "-wal", "-shm", "-nodes", "-ways", "-refs", "-boxes"] {
+        for suffix in keepMain ? ["-journal", "-wal", "-shm"] : ["", "-journal", "-wal", "-shm", "-nodes", "-ways", "-refs", "-boxes",
+                                                        "-network-ways", "-network-ids", "-network-lat", "-network-lon"] {
             try? fm.removeItem(atPath: path + suffix)
         }
     }

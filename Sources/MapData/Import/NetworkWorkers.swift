@@ -64,6 +64,7 @@ final class NetworkWorkers: Sendable {
             used = []
             // The intersections' sort order is freed: give it back before the walking graph's arrays are made.
             MapImporter.releaseFreedMemory()
+            network.releasePages()
             var edgeBatch: [FeatureWriter.PreparedWalkEdge] = []
             var vertices: [Int32] = []
             do {

@@ -42,7 +42,7 @@ final class StreamingImport {
     private var refCount: Int64 = 0
 
     // What is built at the end.
-    private var network = TravelNetwork()
+    private var network: TravelNetwork
     /// Started as soon as the ways are read (see ``NetworkWorkers``).
     private var workers: NetworkWorkers?
     private var buildings: [(key: String, osmID: Int64, featureID: Int64?, entrances: [FeatureWriter.PendingEntrance])] = []
@@ -63,6 +63,7 @@ final class StreamingImport {
         nodeFile = try RecordFile(path: scratchPrefix + "-nodes", source: path)
         wayFile = try RecordFile(path: scratchPrefix + "-ways", source: path)
         refFile = try RecordFile(path: scratchPrefix + "-refs", source: path)
+        network = try TravelNetwork(scratchPrefix: scratchPrefix + "-network", source: path)
     }
 
     // MARK: the pass
@@ -80,34 +81,28 @@ final class StreamingImport {
     }
 
     private func read(_ reader: inout PBFFrameReader) throws {
-        let batchSize = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-        var current = try decode(try readBatch(&reader, count: batchSize))
+        let workers = max(1, ProcessInfo.processInfo.activeProcessorCount)
+        let pipeline = BlockPipeline(path: path, workers: workers)
+        defer { pipeline.stop() }
+        // Blocks in flight: enough to keep every decoding thread busy while this one writes, few enough
+        // that decoded blocks do not pile up in memory.
+        let ahead = workers + 1
         let started = DispatchTime.now().uptimeNanoseconds
-        while !current.isEmpty {
-            let nextFrames = try readBatch(&reader, count: batchSize)
-            let slots = DecodeSlots(count: nextFrames.count)
-            let group = DispatchGroup()
-            if !nextFrames.isEmpty {
-                let path = self.path
-                DispatchQueue.global().async(group: group) {
-                    slots.results.withUnsafeMutableBufferPointer { buffer in
-                        nonisolated(unsafe) let out = buffer
-                        DispatchQueue.concurrentPerform(iterations: nextFrames.count) { i in
-                            out[i] = Result { () throws(MapImportError) in
-                                try PBFDecoder.decodeData(try nextFrames[i].unpacked(path: path), path: path)
-                            }
-                        }
-                    }
+        var submitted = 0, consumed = 0
+        var endOfFile = false
+        while true {
+            while !endOfFile && submitted - consumed < ahead {
+                if let frame = try nextDataFrame(&reader) {
+                    pipeline.submit(submitted, frame)
+                    submitted += 1
+                } else {
+                    endOfFile = true
                 }
             }
-            do {
-                for (number, offset, block) in current { try process(block, number: number, offset: offset) }
-            } catch {
-                group.wait()
-                throw error
-            }
-            group.wait()
-            current = try slots.blocks(nextFrames)
+            guard consumed < submitted else { break }
+            try process(try pipeline.result(consumed))
+            consumed += 1
+            if nodesSealed { pipeline.publish(SealedNodes(records: nodes)) }
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
             progress?(MapImportProgress(phase: .reading, fraction: Double(reader.position) / Double(max(reader.fileSize, 1)),
                                         bytesDone: reader.position, bytesTotal: reader.fileSize, seconds: elapsed,
@@ -118,11 +113,13 @@ final class StreamingImport {
         try handOver()
     }
 
-    /// Prepares a feature's rows (on this thread) and returns the row id it will have.
-    private func emit(_ f: PendingFeature) throws -> Int64 {
+    /// Gives prepared rows the next row id, queues them for the writer and returns the id.
+    private func emit(_ prepared: FeatureWriter.PreparedFeature) throws -> Int64 {
         let id = nextID
         nextID += 1
-        batch.append(FeatureWriter.prepare(f, id: id))
+        var p = prepared
+        p.assign(id: id)
+        batch.append(p)
         summary.features += 1
         if batch.count >= 1_000 { try handOver() }
         return id
@@ -135,51 +132,107 @@ final class StreamingImport {
         batch.reserveCapacity(1_000)
     }
 
-    private func readBatch(_ reader: inout PBFFrameReader, count: Int) throws(MapImportError) -> [PBFFrame] {
-        var frames: [PBFFrame] = []
-        while frames.count < count, let frame = try reader.nextFrame() {
+    /// The next OSMData frame, nil at the end of the file; a second OSMHeader is an error.
+    private func nextDataFrame(_ reader: inout PBFFrameReader) throws(MapImportError) -> PBFFrame? {
+        while let frame = try reader.nextFrame() {
             summary.blocks += 1
-            if frame.type == "OSMData" {
-                frames.append(frame)
-            } else if frame.type == "OSMHeader" {
+            if frame.type == "OSMData" { return frame }
+            if frame.type == "OSMHeader" {
                 throw MapImportError(file: path, offset: frame.offset, block: frame.number,
                                      reason: .invalidBlock("a second OSMHeader block"))
             }
         }
-        return frames
+        return nil
     }
 
-    private func decode(_ frames: [PBFFrame]) throws(MapImportError) -> [(Int, Int, OSMBlock)] {
-        let slots = DecodeSlots(count: frames.count)
-        let path = self.path
-        slots.results.withUnsafeMutableBufferPointer { buffer in
-            nonisolated(unsafe) let out = buffer
-            DispatchQueue.concurrentPerform(iterations: frames.count) { i in
-                out[i] = Result { () throws(MapImportError) in
-                    try PBFDecoder.decodeData(try frames[i].unpacked(path: path), path: path)
-                }
-            }
-        }
-        return try slots.blocks(frames)
+    // MARK: what the decoding threads prepare
+
+    /// The sealed node file, read (never written) by the decoding threads.
+    // @unchecked: the mapping is read-only and stays mapped until the import's end, after the threads are done.
+    struct SealedNodes: @unchecked Sendable {
+        let records: UnsafeBufferPointer<NodeRecord>
     }
 
-    private final class DecodeSlots: @unchecked Sendable {
-        var results: [Result<OSMBlock, MapImportError>?]
-        init(count: Int) { results = Array(repeating: nil, count: count) }
+    /// A decoded block and the rows its elements make, prepared on the decoding threads (with row id 0):
+    /// the feature rules and row encoding were most of the reading thread's work, which was the slower
+    /// side of the read.
+    struct DecodedBlock: Sendable {
+        var number: Int
+        var offset: Int
+        var block: OSMBlock
+        /// One for each of `block.taggedNodes`, in order.
+        var nodes: [NodeWork]
+        /// One for each of `block.ways`; nil when the node file was not yet complete as the block was decoded.
+        var ways: [WayWork]?
+    }
 
-        /// The decoded blocks in file order with their frame numbers and offsets; the first failure in file order is thrown.
-        func blocks(_ frames: [PBFFrame]) throws(MapImportError) -> [(Int, Int, OSMBlock)] {
-            var out: [(Int, Int, OSMBlock)] = []
-            for (i, result) in results.enumerated() {
-                switch result {
-                case .success(let block)?: out.append((frames[i].number, frames[i].offset, block))
-                case .failure(let error)?: throw error
-                case nil: break
-                }
-            }
-            results = []
-            return out
+    struct NodeWork: Sendable {
+        var flags: NodeFlags
+        var entrance: String?
+        var feature: FeatureWriter.PreparedFeature?
+    }
+
+    /// A way's nodes found in the node file and its rows. The vertices are kept only for a travel way or
+    /// a building, which need them after the pass.
+    struct WayWork: Sendable {
+        var ids: [Int64] = []
+        var lat: [Int32] = []
+        var lon: [Int32] = []
+        var missing = 0
+        var feature: FeatureWriter.PreparedFeature?
+        var highway: String?
+        var isBuilding = false
+    }
+
+    static func decodeAndPrepare(_ frame: PBFFrame, path: String, nodes: SealedNodes?) throws(MapImportError) -> DecodedBlock {
+        let block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path)
+        let nodeWork = block.taggedNodes.map { tagged in
+            prepareNode(id: block.nodeIDs[tagged.index], lat: block.nodeLat[tagged.index], lon: block.nodeLon[tagged.index],
+                        tags: tagged.tags)
         }
+        var wayWork: [WayWork]?
+        if let nodes, !block.ways.isEmpty {
+            var hint = 0
+            wayWork = block.ways.map { prepareWay($0, nodes: nodes.records, hint: &hint) }
+        }
+        return DecodedBlock(number: frame.number, offset: frame.offset, block: block, nodes: nodeWork, ways: wayWork)
+    }
+
+    static func prepareNode(id: Int64, lat: Int32, lon: Int32, tags: OSMTags) -> NodeWork {
+        let flags = NodeFlags.from(tags)
+        let c = Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7)
+        let feature = FeatureRules.makeFeature(key: "n\(id)", osmIDs: [id], tags: tags, geometry: .point(c))
+        return NodeWork(flags: flags, entrance: flags.contains(.entrance) ? tags["entrance"] : nil,
+                        feature: feature.map { FeatureWriter.prepare($0, id: 0) })
+    }
+
+    static func prepareWay(_ way: OSMWay, nodes: UnsafeBufferPointer<NodeRecord>, hint: inout Int) -> WayWork {
+        let r = resolve(way.refs, nodes: nodes, hint: &hint)
+        var work = WayWork(missing: r.missing)
+        guard !way.tags.isEmpty, r.ids.count >= 2 else { return work }
+        let closed = way.refs.count >= 4 && way.refs.first == way.refs.last
+        let highway = FeatureRules.travelHighway(way.tags)
+        let isArea: Bool
+        if highway != nil {
+            isArea = closed && way.tags["area"] == "yes"
+        } else {
+            isArea = closed && way.tags["area"] != "no"
+        }
+        var coords = coordinates(r.lat, r.lon)
+        if isArea && coords.first != coords.last { coords.append(coords[0]) }
+        let geometry: FeatureGeometry = isArea && coords.count >= 4 ? .polygon([coords]) : .line(coords)
+        if let f = FeatureRules.makeFeature(key: "w\(way.id)", osmIDs: [OSMElementID(.way, way.id).encoded],
+                                            tags: way.tags, geometry: geometry) {
+            work.feature = FeatureWriter.prepare(f, id: 0)
+        }
+        work.highway = highway
+        if closed, let b = way.tags["building"], b != "no" { work.isBuilding = true }
+        if highway != nil || work.isBuilding {
+            work.ids = r.ids
+            work.lat = r.lat
+            work.lon = r.lon
+        }
+        return work
     }
 
     // MARK: order
@@ -209,9 +262,9 @@ final class StreamingImport {
 
     // MARK: blocks
 
-    private func process(_ block: OSMBlock, number: Int, offset: Int) throws {
-        var tagged = block.taggedNodes.makeIterator()
-        var nextTagged = tagged.next()
+    private func process(_ decoded: DecodedBlock) throws {
+        let block = decoded.block, number = decoded.number, offset = decoded.offset
+        var nextTagged = 0
         for i in block.nodeIDs.indices {
             let id = block.nodeIDs[i], lat = block.nodeLat[i], lon = block.nodeLon[i]
             try checkOrder(.nodes, id: id, number: number, offset: offset)
@@ -222,14 +275,15 @@ final class StreamingImport {
                 bbox = (lat, lon, lat, lon)
             }
             summary.nodes += 1
-            if let t = nextTagged, t.index == i {
-                nextTagged = tagged.next()
-                try node(id: id, lat: lat, lon: lon, tags: t.tags)
+            if nextTagged < block.taggedNodes.count, block.taggedNodes[nextTagged].index == i {
+                try node(id: id, decoded.nodes[nextTagged])
+                nextTagged += 1
             }
         }
-        for way in block.ways {
+        for (i, way) in block.ways.enumerated() {
             try checkOrder(.ways, id: way.id, number: number, offset: offset)
-            try self.way(way)
+            // (The blocks decoded before the node file was sealed have their ways prepared here.)
+            try self.way(way, decoded.ways?[i] ?? Self.prepareWay(way, nodes: nodes, hint: &lastNodeIndex))
         }
         for relation in block.relations {
             try checkOrder(.relations, id: relation.id, number: number, offset: offset)
@@ -245,14 +299,12 @@ final class StreamingImport {
         }
     }
 
-    private func node(id: Int64, lat: Int32, lon: Int32, tags: OSMTags) throws {
-        let flags = NodeFlags.from(tags)
-        if !flags.isEmpty { nodeFlags[id] = flags }
-        if flags.contains(.entrance) { entranceValue[id] = tags["entrance"] }
-        let c = Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7)
-        guard let f = FeatureRules.makeFeature(key: "n\(id)", osmIDs: [id], tags: tags, geometry: .point(c)) else { return }
-        let featureID = try emit(f)
-        if flags.contains(.entrance) { entranceFeatureID[id] = featureID }
+    private func node(id: Int64, _ work: NodeWork) throws {
+        if !work.flags.isEmpty { nodeFlags[id] = work.flags }
+        if let entrance = work.entrance { entranceValue[id] = entrance }
+        guard let feature = work.feature else { return }
+        let featureID = try emit(feature)
+        if work.flags.contains(.entrance) { entranceFeatureID[id] = featureID }
     }
 
     private var nodesSealed = false, waysSealed = false
@@ -267,6 +319,7 @@ final class StreamingImport {
         guard !waysSealed else { return }
         wayRecords = try wayFile.seal()
         refs = try refFile.seal()
+        try network.seal()
         waysSealed = true
         // The travel network and the node flags are complete: the intersections and the walking graph
         // are built while the relations are read.
@@ -274,33 +327,36 @@ final class StreamingImport {
     }
 
     /// The index of a node in the sorted node file. Ways list nodes in runs of nearby ids, so the
-    /// search starts next to the last hit.
-    private func nodeIndex(_ id: Int64) -> Int? {
+    /// search starts next to the last hit (`hint`).
+    static func nodeIndex(_ id: Int64, in nodes: UnsafeBufferPointer<NodeRecord>, hint: inout Int) -> Int? {
         let n = nodes.count
         guard n > 0 else { return nil }
-        let guess = lastNodeIndex
-        if guess + 1 < n, nodes[guess + 1].id == id { lastNodeIndex = guess + 1; return guess + 1 }
+        let guess = hint
+        if guess + 1 < n, nodes[guess + 1].id == id { hint = guess + 1; return guess + 1 }
         if guess < n, nodes[guess].id == id { return guess }
         var lo = 0, hi = n - 1
         while lo <= hi {
             let mid = (lo + hi) >> 1
             let v = nodes[mid].id
-            if v == id { lastNodeIndex = mid; return mid }
+            if v == id { hint = mid; return mid }
             if v < id { lo = mid + 1 } else { hi = mid - 1 }
         }
         return nil
     }
 
+    private func nodeIndex(_ id: Int64) -> Int? { Self.nodeIndex(id, in: nodes, hint: &lastNodeIndex) }
+
     /// A way's nodes that exist in the file, with their coordinates (nodes cut off by the extract's
     /// boundary are left out).
-    private func resolve(_ wayRefs: some Collection<Int64>) -> (ids: [Int64], lat: [Int32], lon: [Int32], missing: Int) {
+    static func resolve(_ wayRefs: some Collection<Int64>, nodes: UnsafeBufferPointer<NodeRecord>,
+                        hint: inout Int) -> (ids: [Int64], lat: [Int32], lon: [Int32], missing: Int) {
         var ids: [Int64] = [], lat: [Int32] = [], lon: [Int32] = []
         ids.reserveCapacity(wayRefs.count)
         lat.reserveCapacity(wayRefs.count)
         lon.reserveCapacity(wayRefs.count)
         var missing = 0
         for ref in wayRefs {
-            if let i = nodeIndex(ref) {
+            if let i = nodeIndex(ref, in: nodes, hint: &hint) {
                 ids.append(ref)
                 lat.append(nodes[i].lat)
                 lon.append(nodes[i].lon)
@@ -311,44 +367,31 @@ final class StreamingImport {
         return (ids, lat, lon, missing)
     }
 
+    private func resolve(_ wayRefs: some Collection<Int64>) -> (ids: [Int64], lat: [Int32], lon: [Int32], missing: Int) {
+        Self.resolve(wayRefs, nodes: nodes, hint: &lastNodeIndex)
+    }
+
     private static func coordinates(_ lat: [Int32], _ lon: [Int32]) -> [Coordinate] {
         zip(lat, lon).map { Coordinate(latitude: Double($0) * 1e-7, longitude: Double($1) * 1e-7) }
     }
 
-    private func way(_ way: OSMWay) throws {
+    private func way(_ way: OSMWay, _ work: WayWork) throws {
         summary.ways += 1
         try wayFile.append(WayRecord(id: way.id, refStart: refCount))
         for ref in way.refs { try refFile.append(ref) }
         refCount += Int64(way.refs.count)
-        let r = resolve(way.refs)
-        if r.missing > 0 {
-            summary.missingNodeRefs += r.missing
+        if work.missing > 0 {
+            summary.missingNodeRefs += work.missing
             summary.waysWithMissingNodes += 1
         }
-        guard !way.tags.isEmpty, r.ids.count >= 2 else { return }
-        let closed = way.refs.count >= 4 && way.refs.first == way.refs.last
-        let highway = FeatureRules.travelHighway(way.tags)
-        let isArea: Bool
-        if highway != nil {
-            isArea = closed && way.tags["area"] == "yes"
-        } else {
-            isArea = closed && way.tags["area"] != "no"
-        }
-        var coords = Self.coordinates(r.lat, r.lon)
-        if isArea && coords.first != coords.last { coords.append(coords[0]) }
-        let geometry: FeatureGeometry = isArea && coords.count >= 4 ? .polygon([coords]) : .line(coords)
-        let key = "w\(way.id)"
         var featureID: Int64?
-        if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.way, way.id).encoded],
-                                            tags: way.tags, geometry: geometry) {
-            featureID = try emit(f)
+        if let feature = work.feature { featureID = try emit(feature) }
+        if let highway = work.highway {
+            try network.add(wayID: way.id, featureID: featureID, tags: way.tags, highway: highway,
+                        ids: work.ids, lat: work.lat, lon: work.lon)
         }
-        if let highway {
-            network.add(wayID: way.id, featureID: featureID, tags: way.tags, highway: highway,
-                        ids: r.ids, lat: r.lat, lon: r.lon)
-        }
-        if closed, let b = way.tags["building"], b != "no" {
-            addBuilding(key: key, osmID: OSMElementID(.way, way.id).encoded, featureID: featureID, nodeIDs: r.ids)
+        if work.isBuilding {
+            addBuilding(key: "w\(way.id)", osmID: OSMElementID(.way, way.id).encoded, featureID: featureID, nodeIDs: work.ids)
         }
     }
 
@@ -407,7 +450,7 @@ final class StreamingImport {
         var featureID: Int64?
         if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.relation, relation.id).encoded],
                                             tags: relation.tags, geometry: geometry) {
-            featureID = try emit(f)
+            featureID = try emit(FeatureWriter.prepare(f, id: 0))
         }
         if let b = relation.tags["building"], b != "no" {
             addBuilding(key: key, osmID: OSMElementID(.relation, relation.id).encoded, featureID: featureID, nodeIDs: outerNodeIDs)
@@ -479,6 +522,84 @@ final class StreamingImport {
         summary.walkNodes = vertices.count
         summary.walkEdges = edges
         progress?(MapImportProgress(phase: .building, fraction: 1))
+    }
+}
+
+/// Inflates, decodes and prepares data blocks on threads of its own, and hands them back in file order.
+/// Each thread takes the next block as soon as it is free (a batch-by-batch scheme left a core idle
+/// while the slowest block of a batch finished). Ways are prepared only once the node file is published.
+// @unchecked: every stored property is read and written only with `condition` locked.
+final class BlockPipeline: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// Submitted frames not yet taken (at most the reading thread's blocks in flight).
+    private var jobs: [(sequence: Int, frame: PBFFrame)] = []
+    private var results: [Int: Result<StreamingImport.DecodedBlock, MapImportError>] = [:]
+    private var nodes: StreamingImport.SealedNodes?
+    private var stopping = false
+    private var running: Int
+    private let path: String
+
+    init(path: String, workers: Int) {
+        self.path = path
+        running = workers
+        for _ in 0..<workers {
+            Thread.detachNewThread { [self] in work() }
+        }
+    }
+
+    func submit(_ sequence: Int, _ frame: PBFFrame) {
+        condition.lock()
+        jobs.append((sequence, frame))
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The node file is complete: blocks taken from now on have their ways prepared too.
+    func publish(_ nodes: StreamingImport.SealedNodes) {
+        condition.lock()
+        if self.nodes == nil { self.nodes = nodes }
+        condition.unlock()
+    }
+
+    /// The block submitted as `sequence`, waiting for it; its decoding error if it failed.
+    func result(_ sequence: Int) throws(MapImportError) -> StreamingImport.DecodedBlock {
+        condition.lock()
+        defer { condition.unlock() }
+        while results[sequence] == nil { condition.wait() }
+        let result = results.removeValue(forKey: sequence)!
+        return try result.get()
+    }
+
+    /// Lets the threads finish the block in hand and waits for them to end.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        jobs = []
+        results = [:]
+        condition.unlock()
+    }
+
+    private func work() {
+        condition.lock()
+        while true {
+            while jobs.isEmpty && !stopping { condition.wait() }
+            if stopping { break }
+            // (Removed at once: a taken frame left in the queue kept its blob alive.)
+            let job = jobs.removeFirst()
+            let nodes = self.nodes
+            condition.unlock()
+            let result = Result { () throws(MapImportError) in
+                try StreamingImport.decodeAndPrepare(job.frame, path: path, nodes: nodes)
+            }
+            condition.lock()
+            results[job.sequence] = result
+            condition.broadcast()
+        }
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

@@ -76,6 +76,13 @@ struct FeatureWriter {
         var id: Int64
         var row: [DatabaseValue]
         var index: IndexEntry
+
+        /// Gives rows prepared before their id was known (with 0) their row id.
+        mutating func assign(id: Int64) {
+            self.id = id
+            row[0] = id.databaseValue
+            index.id = id
+        }
     }
 
     static func prepare(_ f: PendingFeature, id: Int64) -> PreparedFeature {
