@@ -144,33 +144,35 @@ enum FeatureRules {
     /// `isArea` says whether the geometry is closed (polygon or multipolygon).
     static func makeFeature(key: String, osmIDs: [Int64], tags rawTags: OSMTags, geometry: FeatureGeometry,
                             forcedType: (String, String)? = nil) -> PendingFeature? {
-        // Everything below reads only stored keys, so a tile's properties (stored tags and names) classify alike.
-        let tags = storedTags(rawTags)
+        // The primary tag is found among the raw tags: its keys are all stored keys, so it is the one the
+        // stored tags give, and the elements that make no feature (half of the tagged ones) cost no copy.
         let primary: (String, String)
         var roadHighway: String?
         switch geometry {
         case .point, .multiPoint:
-            guard let p = forcedType ?? pointPrimary(tags) else { return nil }
+            guard let p = forcedType ?? pointPrimary(rawTags) else { return nil }
             primary = p
         case .line:
-            if let highway = travelHighway(tags) {
+            if let highway = travelHighway(rawTags) {
                 roadHighway = highway
                 primary = forcedType ?? ("highway", highway)
-            } else if let p = forcedType ?? lineOnlyPrimary(tags) {
+            } else if let p = forcedType ?? lineOnlyPrimary(rawTags) {
                 primary = p
             } else {
                 return nil
             }
         case .polygon, .multiPolygon:
-            if let highway = travelHighway(tags) {
+            if let highway = travelHighway(rawTags) {
                 roadHighway = highway
                 primary = forcedType ?? ("highway", highway)
-            } else if let p = forcedType ?? areaPrimary(tags) {
+            } else if let p = forcedType ?? areaPrimary(rawTags) {
                 primary = p
             } else {
                 return nil
             }
         }
+        // Everything below reads only stored keys, so a tile's properties (stored tags and names) classify alike.
+        let tags = storedTags(rawTags)
         let names = nameTags(rawTags)
         // `name` is the name on the ground; an English name stands in when that is missing.
         let name = rawTags["name"] ?? rawTags["name:en"]
