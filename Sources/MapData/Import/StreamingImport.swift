@@ -451,33 +451,20 @@ final class StreamingImport {
             summary.features += batch.count
         }
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
-        var edges = 0
-        while let batch = try workers.edges.take() {
-            for edge in batch { try writer.insertWalkEdge(edge) }
-            edges += batch.count
+        while let batch = try workers.graph.take() {
+            for chunk in batch { try writer.insertWalkChunk(chunk) }
         }
-        let (usedWays, vertices) = workers.finished()
+        let (usedWays, walkNodes, walkEdges) = workers.finished()
         for way in network.ways where usedWays.contains(way.wayID) {
             try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
         }
-        var nodes: [(Int64, Coordinate, NodeFlags)] = []
-        nodes.reserveCapacity(4_096)
-        for vertex in vertices {
-            let id = network.nodeIDs[Int(vertex)]
-            nodes.append((id, network.coordinate(Int(vertex)), nodeFlags[id] ?? []))
-            if nodes.count == 4_096 {
-                try writer.insertWalkNodes(nodes)
-                nodes.removeAll(keepingCapacity: true)
-            }
-        }
-        try writer.insertWalkNodes(nodes)
         // What only the end needed: freed before the R-tree is packed.
         network = TravelNetwork()
         nodeFlags = [:]
         entranceValue = [:]
         entranceFeatureID = [:]
-        summary.walkNodes = vertices.count
-        summary.walkEdges = edges
+        summary.walkNodes = walkNodes
+        summary.walkEdges = walkEdges
         progress?(MapImportProgress(phase: .building, fraction: 1))
     }
 }
