@@ -450,6 +450,9 @@ final class StreamingImport {
             summary.intersections += batch.count
             summary.features += batch.count
         }
+        // The last feature with a box is written: the R-tree's leaves are sorted on another thread while
+        // this one writes the walking graph and the ways, which have none.
+        try writer.packer?.boxesComplete(db: writer.db, table: "feature_index")
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
         while let batch = try workers.graph.take() {
             for chunk in batch { try writer.insertWalkChunk(chunk) }
