@@ -91,12 +91,14 @@ public struct WalkingGraph: Sendable {
             let name: String? = row[1]
             ways[row[0]] = (name.map(shared), shared(row[2]))
         }
+        // Sized once from the chunks' counts (reserving chunk by chunk grew the storage to the exact size each
+        // time: copied over and over).
         var nodes: [Int64: Node] = [:]
+        nodes.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(count), 0) FROM walk_node_chunks") ?? 0)
         for row in try Row.fetchAll(db, sql: "SELECT chunk, count, data FROM walk_node_chunks ORDER BY chunk") {
             guard let chunk = WalkGraphBlob.nodes(row[2], count: row[1]) else {
                 throw DatabaseError(message: "walk_node_chunks: chunk \(row[0] as Int64) is damaged; import the map again")
             }
-            nodes.reserveCapacity(nodes.count + chunk.count)
             for n in chunk {
                 nodes[n.id] = Node(id: n.id, coordinate: FixedPoint.coordinate(Int64(n.lat), Int64(n.lon)),
                                    isCrossing: n.flags.contains(.crossing), hasTrafficSignals: n.flags.contains(.trafficSignals),
@@ -104,11 +106,11 @@ public struct WalkingGraph: Sendable {
             }
         }
         var edges: [Edge] = []
+        edges.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(count), 0) FROM walk_edge_chunks") ?? 0)
         for row in try Row.fetchAll(db, sql: "SELECT chunk, first_id, count, data FROM walk_edge_chunks ORDER BY chunk") {
             guard let chunk = WalkGraphBlob.edges(row[3], firstID: row[1], count: row[2]) else {
                 throw DatabaseError(message: "walk_edge_chunks: chunk \(row[0] as Int64) is damaged; import the map again")
             }
-            edges.reserveCapacity(edges.count + chunk.count)
             for e in chunk {
                 // (An edge whose way has no row is left out, as joining the rows left it out in format 5.)
                 guard let way = ways[e.wayID] else { continue }
