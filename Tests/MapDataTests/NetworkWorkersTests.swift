@@ -59,11 +59,14 @@ struct NetworkWorkersTests {
                 }
             }
         }
-        let (used, walkNodes, walkEdges) = workers.finished()
+        let legWays = workers.intersectionWays()
+        let (walkNodes, walkEdges) = workers.finished()
         #expect(intersections == expectedIntersections)
         #expect(edges == expectedEdges && walkEdges == edges.count)
         #expect(nodes == expectedVertices.map { network.nodeIDs[Int($0)] } && walkNodes == nodes.count)
-        #expect(used == Set((1...12).map(Int64.init) + (1_000..<1_012).map(Int64.init)))
+        #expect(legWays == Set((1...12).map(Int64.init) + (1_000..<1_012).map(Int64.init)))
+        // The writer writes the ways of the walking graph before its edges arrive: they are the walkable ones.
+        #expect(Set(edges.map { $0[2] }) == Set(network.ways.filter(NetworkBuilder.isWalkable).map(\.wayID)))
     }
 
     @Test("cancelled while it waits for the writer, the thread ends", .timeLimit(.minutes(1)))

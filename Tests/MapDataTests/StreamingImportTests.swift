@@ -40,6 +40,7 @@ struct StreamingImportTests {
         }
         #expect(legs.reduce(0, +) == 6_246 && !legs.contains(-1))
         #expect(try count("entrances") == 310)
+        #expect(try count("ways") == 2_393, "the ways of the legs and the walking graph, as in format 5")
         #expect(helsinki.summary.walkNodes == 3_729 && helsinki.summary.walkEdges == 5_127)
     }
 

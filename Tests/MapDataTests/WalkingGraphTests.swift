@@ -104,16 +104,17 @@ struct WalkingGraphTests {
         try queue.write { db in
             let writer = try FeatureWriter(db: db)
             while try workers.intersections.take() != nil {}
+            let legWays = workers.intersectionWays()
+            for way in network.ways where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
+                try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
+            }
             while let batch = try workers.graph.take() {
                 for chunk in batch {
                     try writer.insertWalkChunk(chunk)
                     if chunk.kind == .nodes { chunks.nodes += 1 } else { chunks.edges += 1 }
                 }
             }
-            let (used, _, _) = workers.finished()
-            for way in network.ways where used.contains(way.wayID) {
-                try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
-            }
+            _ = workers.finished()
         }
         try queue.close()
         #expect(chunks.nodes == (nodes.count + 15) / 16 && chunks.edges == (edges.count + 15) / 16)

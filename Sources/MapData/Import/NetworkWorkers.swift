@@ -27,7 +27,6 @@ final class NetworkWorkers: Sendable {
     // @unchecked: written by the thread before it leaves `group`, read only after `group.wait()`.
     private final class Results: @unchecked Sendable {
         var intersectionWays = Set<Int64>()
-        var edgeWays = Set<Int64>()
         var walkNodes = 0
         var walkEdges = 0
     }
@@ -72,7 +71,6 @@ final class NetworkWorkers: Sendable {
                 var edges = WalkGraphBlob.EdgeEncoder()
                 var edgeCount = 0
                 let vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
-                    used.insert(edge.wayID)
                     edges.append(edge)
                     edgeCount += 1
                     if edges.count >= chunkSize {
@@ -82,9 +80,7 @@ final class NetworkWorkers: Sendable {
                 if edges.count > 0 {
                     guard graph.put([edges.take()]) else { throw CancellationError() }
                 }
-                results.edgeWays = used
                 results.walkEdges = edgeCount
-                used = []
                 var nodes = WalkGraphBlob.NodeEncoder()
                 for vertex in vertices {
                     let id = network.nodeIDs[Int(vertex)]
@@ -112,13 +108,18 @@ final class NetworkWorkers: Sendable {
         group.wait()
     }
 
-    /// Waits for the thread to end (after its channels are drained) and returns the ways that have
-    /// an intersection leg or a walking-graph edge, and the numbers of the graph's nodes and edges.
-    func finished() -> (usedWays: Set<Int64>, walkNodes: Int, walkEdges: Int) {
-        group.wait()
-        let used = results.intersectionWays.union(results.edgeWays)
+    /// The ways that have an intersection leg, once `intersections` has been drained (the thread sets them
+    /// before it closes the channel, whose lock orders the two); handed over once.
+    func intersectionWays() -> Set<Int64> {
+        let ways = results.intersectionWays
         results.intersectionWays = []
-        results.edgeWays = []
-        return (used, results.walkNodes, results.walkEdges)
+        return ways
+    }
+
+    /// Waits for the thread to end (after its channels are drained) and returns the numbers of the walking
+    /// graph's nodes and edges.
+    func finished() -> (walkNodes: Int, walkEdges: Int) {
+        group.wait()
+        return (results.walkNodes, results.walkEdges)
     }
 }

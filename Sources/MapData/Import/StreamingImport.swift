@@ -451,16 +451,19 @@ final class StreamingImport {
             summary.features += batch.count
         }
         // The last feature with a box is written: the R-tree's leaves are sorted on another thread while
-        // this one writes the walking graph and the ways, which have none.
+        // this one writes the ways and the walking graph, which have none.
         try writer.packer?.boxesComplete(db: writer.db, table: "feature_index")
+        // The roads of the legs are known now, and every walkable way has a walking-graph edge: their names and
+        // highways are written while the network's thread builds the graph.
+        let legWays = workers.intersectionWays()
+        for way in network.ways where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
+            try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
+        }
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
         while let batch = try workers.graph.take() {
             for chunk in batch { try writer.insertWalkChunk(chunk) }
         }
-        let (usedWays, walkNodes, walkEdges) = workers.finished()
-        for way in network.ways where usedWays.contains(way.wayID) {
-            try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
-        }
+        let (walkNodes, walkEdges) = workers.finished()
         // What only the end needed: freed before the R-tree is packed.
         network = TravelNetwork()
         nodeFlags = [:]
