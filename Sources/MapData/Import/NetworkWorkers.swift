@@ -24,7 +24,8 @@ final class NetworkWorkers: Sendable {
     }
 
     /// What the thread leaves behind.
-    // @unchecked: written by the thread before it leaves `group`, read only after `group.wait()`.
+    // @unchecked: written by the thread before it closes the channel they follow (`intersectionWays`) or leaves
+    // `group`, read only after that channel is drained or after `group.wait()`.
     private final class Results: @unchecked Sendable {
         var intersectionWays = Set<Int64>()
         var walkNodes = 0

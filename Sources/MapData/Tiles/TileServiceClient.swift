@@ -287,8 +287,8 @@ public final class TileServiceClient: Sendable {
         }
         let level: LevelClass = legs.contains { $0.level == .ground } || legs.isEmpty ? .ground : legs[0].level
         try db.execute(sql: "UPDATE features SET is_roundabout = ?, level = ? WHERE id = ?", arguments: [roundabout, level.rawValue, id])
-        var roadIDs: [Int64: Int64] = [:]
-        for leg in legs where roadIDs[leg.wayID] == nil {
+        var roadIDs: [Int64: Int64] = [:], seen = Set<Int64>()
+        for leg in legs where seen.insert(leg.wayID).inserted {
             roadIDs[leg.wayID] = try MapStore.featureID(key: "w\(leg.wayID)", db: db)
             try db.execute(sql: "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)",
                            arguments: [leg.wayID, leg.name, leg.highway])
