@@ -128,6 +128,15 @@ struct ImportTests {
         let outdated = try #require(throws: MapOpenError.self) { try SpatialDataView(path: older) }
         #expect(outdated.reason?.contains("older") == true, "\(outdated)")
         #expect(outdated.description.contains(older) && outdated.description.contains("import the map again"), "\(outdated)")
+        // So is one of the format just before this one (format 5 kept the walking graph and the legs in rows).
+        let previous = dir.appendingPathComponent("previous.sqlite").path
+        try DatabaseQueue(path: previous).write { db in
+            try db.execute(sql: "CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            try db.execute(sql: "INSERT INTO metadata VALUES ('schema_version', ?)", arguments: [String(MapStore.schemaVersion - 1)])
+        }
+        let refused = try #require(throws: MapOpenError.self) { try SpatialDataView(path: previous) }
+        #expect(refused.reason?.contains("format \(MapStore.schemaVersion - 1)") == true, "\(refused)")
+        #expect(refused.description.contains("import the map again"), "\(refused)")
     }
 
     @Test("empty file, wrong magic and XML are rejected with a clear error and no database")

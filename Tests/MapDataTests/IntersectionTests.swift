@@ -101,13 +101,9 @@ struct IntersectionTests {
         }
         let point = try #require(crossing, "the tunnel passes under the street")
         // No intersection joins the two ways, anywhere.
-        let joined = try await view.queue.read { db in
-            try Int.fetchOne(db, sql: """
-                SELECT COUNT(*) FROM intersection_legs a JOIN intersection_legs b ON a.intersection_id = b.intersection_id
-                WHERE a.way_id = 323451511 AND b.way_id = 35435008
-                """) ?? -1
-        }
-        #expect(joined == 0)
+        let stored = try Self.storedLegs(view)
+        #expect(stored.count > 1_000)
+        #expect(!stored.values.contains { legs in legs.contains { $0.wayID == 323451511 } && legs.contains { $0.wayID == 35435008 } })
         for i in try view.intersections(near: point, radius: 8, streetLevelOnly: false) {
             #expect(!(i.legs.contains { $0.wayID == 323451511 } && i.legs.contains { $0.wayID == 35435008 }))
         }
@@ -116,21 +112,47 @@ struct IntersectionTests {
         #expect(here.road?.name == "Kaisaniemenkatu", "\(here)")
     }
 
+    /// Every intersection's legs as `intersection_legs` stores them, by intersection.
+    static func storedLegs(_ view: SpatialDataView) throws -> [Int64: [FeatureWriter.PreparedLeg]] {
+        try view.queue.read { db in
+            var out: [Int64: [FeatureWriter.PreparedLeg]] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT intersection_id, legs FROM intersection_legs") {
+                out[row[0]] = try #require(IntersectionLegsBlob.decoded(row[1]), "the legs of intersection \(row[0] as Int64)")
+            }
+            return out
+        }
+    }
+
     @Test("every intersection has at least three legs from two or more ways, with valid bearings")
     func invariants() async throws {
         let view = try await SharedHelsinki.get().view
-        let rows = try view.queue.read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT intersection_id, COUNT(*), COUNT(DISTINCT way_id), MIN(bearing) / 100.0, MAX(bearing) / 100.0
-                FROM intersection_legs GROUP BY intersection_id
-                """)
+        let stored = try Self.storedLegs(view)
+        #expect(stored.count == (try MapStore.statistics(path: view.path).intersections))
+        let intersections = try await view.queue.read { db in
+            try Int64.fetchSet(db, sql: "SELECT id FROM features WHERE feature_value = 'gd_intersection'")
         }
-        #expect(rows.count == (try MapStore.statistics(path: view.path).intersections))
-        for row in rows {
-            let legs: Int = row[1], ways: Int = row[2], minBearing: Double = row[3], maxBearing: Double = row[4]
-            #expect(legs >= 3 && ways >= 2)
-            #expect(minBearing >= 0 && maxBearing < 360)
+        #expect(Set(stored.keys) == intersections)
+        for legs in stored.values {
+            #expect(legs.count >= 3 && Set(legs.map(\.wayID)).count >= 2)
+            #expect(legs.allSatisfy { (0..<36_000).contains($0.bearing) && abs($0.direction) == 1 })
         }
+    }
+
+    @Test("an intersection's legs come back from their blob as they went in; a damaged blob is refused")
+    func legsRoundTrip() throws {
+        let legs = [
+            FeatureWriter.PreparedLeg(roadFeatureID: 12, wayID: 4_000_000_123, bearing: 0, direction: 1, isRoundabout: false, level: 0),
+            FeatureWriter.PreparedLeg(roadFeatureID: nil, wayID: 4_000_000_123, bearing: 35_999, direction: -1, isRoundabout: true, level: -1),
+            FeatureWriter.PreparedLeg(roadFeatureID: 3, wayID: 7, bearing: 18_000, direction: 1, isRoundabout: false, level: 2),
+            FeatureWriter.PreparedLeg(roadFeatureID: 1_000_000, wayID: -5, bearing: 9_001, direction: -1, isRoundabout: true, level: 1),
+        ]
+        let blob = IntersectionLegsBlob.encoded(legs)
+        #expect(IntersectionLegsBlob.decoded(blob) == legs)
+        #expect(blob.count < 4 * 8, "\(blob.count) bytes for four legs")
+        #expect(IntersectionLegsBlob.decoded(blob.dropLast()) == nil)
+        #expect(IntersectionLegsBlob.decoded(blob + [0]) == nil)
+        #expect(IntersectionLegsBlob.decoded(Data()) == nil)
+        #expect(IntersectionLegsBlob.decoded(IntersectionLegsBlob.encoded([])) == [])
     }
 
     @Test("intersections near a point are within the radius, nearest first")

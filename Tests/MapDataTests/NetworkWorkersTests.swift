@@ -37,8 +37,8 @@ struct NetworkWorkersTests {
         #expect(expectedIntersections.count == 10 * 10 + 4 * 10)
         #expect(Set(expectedVertices.map { network.nodeIDs[Int($0)] }).count == 144)
 
-        let workers = NetworkWorkers(network: network, nodeFlags: flags, capacity: 2, batchSize: 7)
-        var intersections: [Int64] = [], edges: [[Int64]] = []
+        let workers = NetworkWorkers(network: network, nodeFlags: flags, capacity: 2, batchSize: 7, chunkSize: 10)
+        var intersections: [Int64] = [], edges: [[Int64]] = [], nodes: [Int64] = []
         while let batch = try workers.intersections.take() {
             intersections += batch.map(\.intersection.nodeID)
             for item in batch {
@@ -46,12 +46,29 @@ struct NetworkWorkersTests {
                 #expect(item.roadFeatureIDs == Dictionary(uniqueKeysWithValues: item.intersection.wayIDs.filter { $0 < 1_000 }.map { ($0, $0) }))
             }
         }
-        while let batch = try workers.edges.take() { edges += batch.map { [$0.from, $0.to, $0.wayID] } }
-        let (used, vertices) = workers.finished()
+        // The graph's chunks: all the edges' (numbered on from 1), then the nodes'.
+        var nextEdgeID: Int64 = 1
+        while let batch = try workers.graph.take() {
+            for chunk in batch {
+                #expect(chunk.count <= 10)
+                switch chunk.kind {
+                case .edges:
+                    #expect(nodes.isEmpty && chunk.firstID == nextEdgeID)
+                    nextEdgeID += Int64(chunk.count)
+                    edges += try #require(WalkGraphBlob.edges(chunk.data, firstID: chunk.firstID, count: chunk.count)).map { [$0.from, $0.to, $0.wayID] }
+                case .nodes:
+                    nodes += try #require(WalkGraphBlob.nodes(chunk.data, count: chunk.count)).map(\.id)
+                }
+            }
+        }
+        let legWays = workers.intersectionWays()
+        let (walkNodes, walkEdges) = workers.finished()
         #expect(intersections == expectedIntersections)
-        #expect(edges == expectedEdges)
-        #expect(vertices == expectedVertices)
-        #expect(used == Set((1...12).map(Int64.init) + (1_000..<1_012).map(Int64.init)))
+        #expect(edges == expectedEdges && walkEdges == edges.count)
+        #expect(nodes == expectedVertices.map { network.nodeIDs[Int($0)] } && walkNodes == nodes.count)
+        #expect(legWays == Set((1...12).map(Int64.init) + (1_000..<1_012).map(Int64.init)))
+        // The writer writes the ways of the walking graph before its edges arrive: they are the walkable ones.
+        #expect(Set(edges.map { $0[2] }) == Set(network.ways.filter(NetworkBuilder.isWalkable).map(\.wayID)))
     }
 
     @Test("cancelled while it waits for the writer, the thread ends", .timeLimit(.minutes(1)))
@@ -61,6 +78,6 @@ struct NetworkWorkersTests {
         #expect(try workers.intersections.take()?.count == 1)
         // The thread is now blocked putting the next batches; cancel() returns only once it has ended.
         workers.cancel()
-        #expect(workers.finished().vertices.isEmpty, "the walking graph was not built after the cancel")
+        #expect(workers.finished().walkNodes == 0, "the walking graph was not built after the cancel")
     }
 }

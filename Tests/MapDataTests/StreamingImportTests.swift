@@ -33,8 +33,14 @@ struct StreamingImportTests {
                     "\"place\"": 1_257, "\"road\"": 1_037, "\"safety\"": 50, "\"undefined\"": 446])
         // The 4,087 names the feature_names table of format 3 held, now built when the map is opened.
         #expect(try SpatialDataView(path: helsinki.databasePath).nameIndex.count == 4_087)
-        #expect(try count("intersection_legs") == 6_246)
+        // An intersection's legs are one row (format 6): 6,246 legs, as format 5's rows were.
+        #expect(try count("intersection_legs") == 1_818)
+        let legs = try queue.inDatabase { db in
+            try Data.fetchAll(db, sql: "SELECT legs FROM intersection_legs").map { IntersectionLegsBlob.decoded($0)?.count ?? -1 }
+        }
+        #expect(legs.reduce(0, +) == 6_246 && !legs.contains(-1))
         #expect(try count("entrances") == 310)
+        #expect(try count("ways") == 2_393, "the ways of the legs and the walking graph, as in format 5")
         #expect(helsinki.summary.walkNodes == 3_729 && helsinki.summary.walkEdges == 5_127)
     }
 

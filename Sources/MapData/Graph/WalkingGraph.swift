@@ -75,33 +75,65 @@ public struct WalkingGraph: Sendable {
         return try queue.read { db in try load(db) }
     }
 
+    /// The graph as the map stores it (format 6: chunks of nodes and edges, see ``WalkGraphBlob``), with
+    /// each edge's name and highway from its way's row.
     static func load(_ db: Database) throws -> WalkingGraph {
-        var nodes: [Int64: Node] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, lat, lon, is_crossing, traffic_signals, signal_sound FROM walk_nodes") {
-            let node = Node(id: row[0], coordinate: FixedPoint.coordinate(row[1], row[2]),
-                            isCrossing: row[3], hasTrafficSignals: row[4], hasSignalSound: row[5])
-            nodes[node.id] = node
+        // The ways' names and highway values, each distinct string once.
+        var strings: [String: String] = [:]
+        func shared(_ s: String) -> String {
+            if let known = strings[s] { return known }
+            strings[s] = s
+            return s
         }
-        let edges = try Row.fetchAll(db, sql: """
-            SELECT e.id, e.from_node, e.to_node, e.way_id, w.name, w.highway, e.is_crossing, e.traffic_signals, e.signal_sound,
-                   e.level, e.oneway_foot, e.geometry FROM walk_edges e JOIN ways w ON w.id = e.way_id ORDER BY e.id
-            """).map { row -> Edge in
+        var ways: [Int64: (name: String?, highway: String)] = [:]
+        let rows = try Row.fetchCursor(db, sql: "SELECT id, name, highway FROM ways")
+        while let row = try rows.next() {
+            let name: String? = row[1]
+            ways[row[0]] = (name.map(shared), shared(row[2]))
+        }
+        // Sized once from the chunks' counts (reserving chunk by chunk grew the storage to the exact size each
+        // time: copied over and over).
+        var nodes: [Int64: Node] = [:]
+        nodes.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(count), 0) FROM walk_node_chunks") ?? 0)
+        for row in try Row.fetchAll(db, sql: "SELECT chunk, count, data FROM walk_node_chunks ORDER BY chunk") {
+            guard let chunk = WalkGraphBlob.nodes(row[2], count: row[1]) else {
+                throw DatabaseError(message: "walk_node_chunks: chunk \(row[0] as Int64) is damaged; import the map again")
+            }
+            for n in chunk {
+                nodes[n.id] = Node(id: n.id, coordinate: FixedPoint.coordinate(Int64(n.lat), Int64(n.lon)),
+                                   isCrossing: n.flags.contains(.crossing), hasTrafficSignals: n.flags.contains(.trafficSignals),
+                                   hasSignalSound: n.flags.contains(.signalSound))
+            }
+        }
+        var edges: [Edge] = []
+        edges.reserveCapacity(try Int.fetchOne(db, sql: "SELECT COALESCE(SUM(count), 0) FROM walk_edge_chunks") ?? 0)
+        for row in try Row.fetchAll(db, sql: "SELECT chunk, first_id, count, data FROM walk_edge_chunks ORDER BY chunk") {
+            guard let chunk = WalkGraphBlob.edges(row[3], firstID: row[1], count: row[2]) else {
+                throw DatabaseError(message: "walk_edge_chunks: chunk \(row[0] as Int64) is damaged; import the map again")
+            }
+            for e in chunk {
+                // (An edge whose way has no row is left out, as joining the rows left it out in format 5.)
+                guard let way = ways[e.wayID] else { continue }
                 // The stored geometry is the vertices between the two nodes, measured from the start node.
                 var geometry: [Coordinate] = []
-                if let from = nodes[row[1]], let to = nodes[row[2]] {
-                    let start = GeometryBlob.Origin(lat: GeometryMath.e7(from.coordinate.latitude),
-                                                    lon: GeometryMath.e7(from.coordinate.longitude))
-                    if case .line(let inner)? = FeatureGeometry(kind: .line, encoded: row[11], origin: start) {
-                        geometry = [from.coordinate] + inner + [to.coordinate]
+                if let from = nodes[e.from], let to = nodes[e.to] {
+                    let startLat = GeometryMath.e7(from.coordinate.latitude), startLon = GeometryMath.e7(from.coordinate.longitude)
+                    geometry.reserveCapacity(e.inner.count / 2 + 2)
+                    geometry.append(from.coordinate)
+                    for i in stride(from: 0, to: e.inner.count, by: 2) {
+                        geometry.append(FixedPoint.coordinate(Int64(startLat) + Int64(e.inner[i]), Int64(startLon) + Int64(e.inner[i + 1])))
                     }
+                    geometry.append(to.coordinate)
                 }
                 // The length is the geometry's, summed as the importer summed it.
                 var length = 0.0
                 for i in geometry.indices.dropFirst() { length += geometry[i - 1].distance(to: geometry[i]) }
-                return Edge(id: row[0], from: row[1], to: row[2], wayID: row[3], name: row[4], highway: row[5],
-                            length: length, isCrossing: row[6], hasTrafficSignals: row[7], hasSignalSound: row[8],
-                            level: LevelClass(rawValue: row[9]) ?? .ground, isOneway: row[10], geometry: geometry)
+                edges.append(Edge(id: e.id, from: e.from, to: e.to, wayID: e.wayID, name: way.name, highway: way.highway,
+                                  length: length, isCrossing: e.isCrossing, hasTrafficSignals: e.trafficSignals,
+                                  hasSignalSound: e.signalSound, level: LevelClass(rawValue: e.level) ?? .ground,
+                                  isOneway: e.onewayFoot, geometry: geometry))
             }
+        }
         return WalkingGraph(nodes: nodes, edges: edges)
     }
 }

@@ -343,10 +343,12 @@ enum NetworkBuilder {
     /// Calls `emitEdge` for every walking-graph edge (in way order) and returns the graph's vertices
     /// in ascending node id order, each once, as indices into the network's vertex arrays (4 bytes a
     /// vertex where an (id, coordinate, flags) tuple took 32, twice over, at the import's peak).
+    /// Whether a way is in the walking graph: every such way has at least one edge (its last vertex ends one).
+    /// (Tested in place rather than copied: the copy of the walkable ways was 48 bytes a way at the peak.)
+    static func isWalkable(_ way: TravelNetwork.Way) -> Bool { way.flags.contains(.walkable) && way.count >= 2 }
+
     static func walkingGraph(_ network: TravelNetwork, nodeFlags: [Int64: NodeFlags],
                              emitEdge: (PendingWalkEdge) throws -> Void) rethrows -> [Int32] {
-        // (Tested in place rather than copied: the copy of the walkable ways was 48 bytes a way at the peak.)
-        func isWalkable(_ way: TravelNetwork.Way) -> Bool { way.flags.contains(.walkable) && way.count >= 2 }
         // The walkable ways' vertices by node id (4-byte indices, where a sorted list of the ids took 8),
         // and from them a bit for each vertex whose node the walkable ways use more than once.
         let nodeIDs = network.nodeIDs

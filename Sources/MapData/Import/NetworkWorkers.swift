@@ -8,7 +8,8 @@ import Foundation
 /// at 100×, and the writer, not the building, is the slower side.)
 final class NetworkWorkers: Sendable {
     let intersections: BatchChannel<Intersection>
-    let edges: BatchChannel<FeatureWriter.PreparedWalkEdge>
+    /// The walking graph's chunks, encoded here (``WalkGraphBlob``): the edges', then the nodes'.
+    let graph: BatchChannel<WalkGraphBlob.Chunk>
     private let results = Results()
     private let group = DispatchGroup()
 
@@ -23,19 +24,21 @@ final class NetworkWorkers: Sendable {
     }
 
     /// What the thread leaves behind.
-    // @unchecked: written by the thread before it leaves `group`, read only after `group.wait()`.
+    // @unchecked: written by the thread before it closes the channel they follow (`intersectionWays`) or leaves
+    // `group`, read only after that channel is drained or after `group.wait()`.
     private final class Results: @unchecked Sendable {
         var intersectionWays = Set<Int64>()
-        var edgeWays = Set<Int64>()
-        var vertices: [Int32] = []
+        var walkNodes = 0
+        var walkEdges = 0
     }
 
-    /// `capacity` batches of `batchSize` items may wait for the writer on each channel (the tests make
-    /// them small to see the threads stopped while they wait).
-    init(network: TravelNetwork, nodeFlags: [Int64: NodeFlags], capacity: Int = 8, batchSize: Int = 512) {
+    /// `capacity` batches of `batchSize` intersections, or of one chunk of `chunkSize` nodes or edges, may
+    /// wait for the writer on each channel (the tests make them small to see the threads stopped while they wait).
+    init(network: TravelNetwork, nodeFlags: [Int64: NodeFlags], capacity: Int = 8, batchSize: Int = 512,
+         chunkSize: Int = WalkGraphBlob.chunkSize) {
         intersections = BatchChannel(capacity: capacity)
-        edges = BatchChannel(capacity: capacity)
-        let results = results, group = group, intersections = intersections, edges = edges
+        graph = BatchChannel(capacity: capacity)
+        let results = results, group = group, intersections = intersections, graph = graph
         group.enter()
         Thread.detachNewThread {
             var used = Set<Int64>()
@@ -65,25 +68,37 @@ final class NetworkWorkers: Sendable {
             // The intersections' sort order is freed: give it back before the walking graph's arrays are made.
             MapImporter.releaseFreedMemory()
             network.releasePages()
-            var edgeBatch: [FeatureWriter.PreparedWalkEdge] = []
-            var vertices: [Int32] = []
             do {
                 if cancelled { throw CancellationError() }
-                vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
-                    used.insert(edge.wayID)
-                    edgeBatch.append(FeatureWriter.prepareWalkEdge(edge))
-                    if edgeBatch.count >= batchSize {
-                        guard edges.put(edgeBatch) else { throw CancellationError() }
-                        edgeBatch = []
+                var edges = WalkGraphBlob.EdgeEncoder()
+                var edgeCount = 0
+                let vertices = try NetworkBuilder.walkingGraph(network, nodeFlags: nodeFlags) { edge in
+                    edges.append(edge)
+                    edgeCount += 1
+                    if edges.count >= chunkSize {
+                        guard graph.put([edges.take()]) else { throw CancellationError() }
                     }
                 }
-                if !edgeBatch.isEmpty { _ = edges.put(edgeBatch) }
+                if edges.count > 0 {
+                    guard graph.put([edges.take()]) else { throw CancellationError() }
+                }
+                results.walkEdges = edgeCount
+                var nodes = WalkGraphBlob.NodeEncoder()
+                for vertex in vertices {
+                    let id = network.nodeIDs[Int(vertex)]
+                    nodes.append(id: id, lat: network.lat[Int(vertex)], lon: network.lon[Int(vertex)], flags: nodeFlags[id] ?? [])
+                    if nodes.count >= chunkSize {
+                        guard graph.put([nodes.take()]) else { throw CancellationError() }
+                    }
+                }
+                if nodes.count > 0 {
+                    guard graph.put([nodes.take()]) else { throw CancellationError() }
+                }
+                results.walkNodes = vertices.count
             } catch {
                 // Cancelled: the writer has stopped taking.
             }
-            results.edgeWays = used
-            results.vertices = vertices
-            edges.close(error: nil)
+            graph.close(error: nil)
             group.leave()
         }
     }
@@ -91,20 +106,22 @@ final class NetworkWorkers: Sendable {
     /// Stops the thread (the file or the writer failed) and waits for it to end.
     func cancel() {
         intersections.cancel()
-        edges.cancel()
+        graph.cancel()
         group.wait()
     }
 
-    /// Waits for the thread to end (after its channels are drained) and returns the ways that have
-    /// an intersection leg or a walking-graph edge, and the graph's vertices (see
-    /// ``NetworkBuilder/walkingGraph(_:nodeFlags:emitEdge:)``).
-    func finished() -> (usedWays: Set<Int64>, vertices: [Int32]) {
-        group.wait()
-        let used = results.intersectionWays.union(results.edgeWays)
-        let vertices = results.vertices
+    /// The ways that have an intersection leg, once `intersections` has been drained (the thread sets them
+    /// before it closes the channel, whose lock orders the two); handed over once.
+    func intersectionWays() -> Set<Int64> {
+        let ways = results.intersectionWays
         results.intersectionWays = []
-        results.edgeWays = []
-        results.vertices = []
-        return (used, vertices)
+        return ways
+    }
+
+    /// Waits for the thread to end (after its channels are drained) and returns the numbers of the walking
+    /// graph's nodes and edges.
+    func finished() -> (walkNodes: Int, walkEdges: Int) {
+        group.wait()
+        return (results.walkNodes, results.walkEdges)
     }
 }

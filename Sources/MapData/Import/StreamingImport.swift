@@ -493,34 +493,27 @@ final class StreamingImport {
             summary.intersections += batch.count
             summary.features += batch.count
         }
-        progress?(MapImportProgress(phase: .building, fraction: 0.5))
-        var edges = 0
-        while let batch = try workers.edges.take() {
-            for edge in batch { try writer.insertWalkEdge(edge) }
-            edges += batch.count
-        }
-        let (usedWays, vertices) = workers.finished()
-        for way in network.ways where usedWays.contains(way.wayID) {
+        // The last feature with a box is written: the R-tree's leaves are sorted on another thread while
+        // this one writes the ways and the walking graph, which have none.
+        try writer.packer?.boxesComplete(db: writer.db, table: "feature_index")
+        // The roads of the legs are known now, and every walkable way has a walking-graph edge: their names and
+        // highways are written while the network's thread builds the graph.
+        let legWays = workers.intersectionWays()
+        for way in network.ways where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
             try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
         }
-        var nodes: [(Int64, Coordinate, NodeFlags)] = []
-        nodes.reserveCapacity(4_096)
-        for vertex in vertices {
-            let id = network.nodeIDs[Int(vertex)]
-            nodes.append((id, network.coordinate(Int(vertex)), nodeFlags[id] ?? []))
-            if nodes.count == 4_096 {
-                try writer.insertWalkNodes(nodes)
-                nodes.removeAll(keepingCapacity: true)
-            }
+        progress?(MapImportProgress(phase: .building, fraction: 0.5))
+        while let batch = try workers.graph.take() {
+            for chunk in batch { try writer.insertWalkChunk(chunk) }
         }
-        try writer.insertWalkNodes(nodes)
+        let (walkNodes, walkEdges) = workers.finished()
         // What only the end needed: freed before the R-tree is packed.
         network = TravelNetwork()
         nodeFlags = [:]
         entranceValue = [:]
         entranceFeatureID = [:]
-        summary.walkNodes = vertices.count
-        summary.walkEdges = edges
+        summary.walkNodes = walkNodes
+        summary.walkEdges = walkEdges
         progress?(MapImportProgress(phase: .building, fraction: 1))
     }
 }

@@ -417,19 +417,32 @@ public final class SpatialDataView: Sendable {
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT key, lat, lon, is_roundabout, level FROM features WHERE id = ? AND feature_value = 'gd_intersection'
                 """), arguments: [id]) else { continue }
-            let legs = try Row.fetchAll(db.cachedStatement(sql: """
-                SELECT l.road_feature_id, l.way_id, w.name, w.highway, l.bearing, l.direction, l.is_roundabout, l.level
-                FROM intersection_legs l JOIN ways w ON w.id = l.way_id WHERE l.intersection_id = ? ORDER BY l.bearing
-                """), arguments: [id]).map { leg in
-                    IntersectionLeg(roadFeatureID: leg[0], wayID: leg[1], name: leg[2], highway: leg[3],
-                                    bearing: LegGeometry.bearing(stored: leg[4]),
-                                    direction: leg[5], isRoundabout: leg[6], level: LevelClass(rawValue: leg[7]) ?? .ground)
-                }
+            let legs = try intersectionLegs(db, id)
             result.append(Intersection(id: id, nodeID: MapStore.intersectionNode(key: row[0]), coordinate: FixedPoint.coordinate(row[1], row[2]),
                                        isRoundabout: row[3], level: LevelClass(rawValue: row[4]) ?? .ground,
                                        legs: legs, distance: distance))
         }
         return result
+    }
+
+    /// An intersection's legs by bearing (those of equal bearing in the order they were stored), each with
+    /// its way's name and highway; a leg whose way has no row is left out.
+    func intersectionLegs(_ db: Database, _ id: Int64) throws -> [IntersectionLeg] {
+        guard let blob = try Data.fetchOne(db.cachedStatement(sql: "SELECT legs FROM intersection_legs WHERE intersection_id = ?"),
+                                           arguments: [id]) else { return [] }
+        guard let stored = IntersectionLegsBlob.decoded(blob) else {
+            throw DatabaseError(message: "intersection_legs: the legs of intersection \(id) are damaged; import the map again")
+        }
+        let way = try db.cachedStatement(sql: "SELECT name, highway FROM ways WHERE id = ?")
+        var legs: [IntersectionLeg] = []
+        legs.reserveCapacity(stored.count)
+        for leg in stored.enumerated().sorted(by: { ($0.element.bearing, $0.offset) < ($1.element.bearing, $1.offset) }).map(\.element) {
+            guard let row = try Row.fetchOne(way, arguments: [leg.wayID]) else { continue }
+            legs.append(IntersectionLeg(roadFeatureID: leg.roadFeatureID, wayID: leg.wayID, name: row[0], highway: row[1],
+                                        bearing: LegGeometry.bearing(stored: leg.bearing), direction: Int(leg.direction),
+                                        isRoundabout: leg.isRoundabout, level: LevelClass(rawValue: Int(leg.level)) ?? .ground))
+        }
+        return legs
     }
 
     /// Entrances of a building feature.

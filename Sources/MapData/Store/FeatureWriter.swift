@@ -3,7 +3,7 @@ import Geo
 import GRDB
 import GRDBSQLite
 
-/// Writes features, intersections, entrances and walking-graph rows. The importer and the
+/// Writes features, intersections, entrances and the walking graph. The importer and the
 /// tile-service client both use it, so both fill exactly the same tables.
 struct FeatureWriter {
     let db: Database
@@ -16,7 +16,7 @@ struct FeatureWriter {
     /// The inserts this writer runs, each made once and kept: GRDB's `cachedStatement(sql:)` hashes the
     /// SQL text on every call, which an import's millions of rows felt (about 2 % of its CPU).
     private final class Statements {
-        enum Kind: Int, CaseIterable { case feature, index, leg, entrance, walkNode, walkEdge, way }
+        enum Kind: Int, CaseIterable { case feature, index, legs, entrance, nodeChunk, edgeChunk, way }
         var made: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
     }
 
@@ -34,21 +34,13 @@ struct FeatureWriter {
             INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
-        case .leg: sql = """
-            INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, bearing,
-                direction, is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """
+        case .legs: sql = "INSERT INTO intersection_legs (intersection_id, legs) VALUES (?, ?)"
         case .entrance: sql = """
             INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """
-        case .walkNode: sql = """
-            INSERT OR REPLACE INTO walk_nodes (id, lat, lon, is_crossing, traffic_signals, signal_sound) VALUES (?, ?, ?, ?, ?, ?)
-            """
-        case .walkEdge: sql = """
-            INSERT INTO walk_edges (from_node, to_node, way_id, is_crossing, traffic_signals,
-                signal_sound, level, oneway_foot, geometry) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """
+        case .nodeChunk: sql = "INSERT INTO walk_node_chunks (count, data) VALUES (?, ?)"
+        case .edgeChunk: sql = "INSERT INTO walk_edge_chunks (first_id, count, data) VALUES (?, ?, ?)"
         case .way: sql = "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)"
         }
         let made = try db.makeStatement(sql: sql)
@@ -172,11 +164,12 @@ struct FeatureWriter {
     /// the intersections); the feature's id is filled in when it is written.
     struct PreparedIntersection: Sendable {
         var feature: PreparedFeature
-        var legs: [PreparedLeg]
+        /// Its legs as `intersection_legs` stores them (``IntersectionLegsBlob``); nil: it has none.
+        var legs: Data?
     }
 
-    /// An intersection leg's values but its intersection's id and its sequence number.
-    struct PreparedLeg: Sendable {
+    /// An intersection leg's values but its intersection's id (the bearing as stored, in hundredths of a degree).
+    struct PreparedLeg: Sendable, Hashable {
         var roadFeatureID: Int64?
         var wayID: Int64
         var bearing: Int64
@@ -193,12 +186,16 @@ struct FeatureWriter {
             featureType: "highway", featureValue: "gd_intersection", name: nil, names: [], tags: OSMTags(),
             geometry: .point(i.coordinate), category: nil, superCategory: .intersection, roadClass: .none,
             level: i.level, layer: 0, isRoundabout: i.isRoundabout, source: source)
-        return PreparedIntersection(
-            feature: prepare(feature, id: 0),
-            legs: i.legs.map { leg in
-                PreparedLeg(roadFeatureID: roadFeatureIDs[leg.wayID], wayID: leg.wayID, bearing: LegGeometry.stored(bearing: leg.bearing),
-                            direction: Int64(leg.direction), isRoundabout: leg.isRoundabout, level: Int64(leg.level.rawValue))
-            })
+        return PreparedIntersection(feature: prepare(feature, id: 0), legs: preparedLegs(i.legs, roadFeatureIDs: roadFeatureIDs))
+    }
+
+    /// An intersection's legs as `intersection_legs` stores them; nil when there are none.
+    static func preparedLegs(_ legs: [PendingLeg], roadFeatureIDs: [Int64: Int64]) -> Data? {
+        guard !legs.isEmpty else { return nil }
+        return IntersectionLegsBlob.encoded(legs.map { leg in
+            PreparedLeg(roadFeatureID: roadFeatureIDs[leg.wayID], wayID: leg.wayID, bearing: LegGeometry.stored(bearing: leg.bearing),
+                        direction: Int64(leg.direction), isRoundabout: leg.isRoundabout, level: Int64(leg.level.rawValue))
+        })
     }
 
     /// Inserts an intersection: its feature row and its legs.
@@ -217,24 +214,28 @@ struct FeatureWriter {
         feature.row[0] = id.databaseValue
         feature.index.id = id
         try write(feature)
-        let legs = try statement(.leg)
-        for (seq, leg) in p.legs.enumerated() {
-            try bindAndStep(legs) { s in
+        if let legs = p.legs {
+            try bindAndStep(statement(.legs)) { s in
                 sqlite3_bind_int64(s, 1, id)
-                sqlite3_bind_int64(s, 2, Int64(seq))
-                if let road = leg.roadFeatureID { sqlite3_bind_int64(s, 3, road) } else { sqlite3_bind_null(s, 3) }
-                sqlite3_bind_int64(s, 4, leg.wayID)
-                sqlite3_bind_int64(s, 5, leg.bearing)
-                sqlite3_bind_int64(s, 6, leg.direction)
-                sqlite3_bind_int64(s, 7, leg.isRoundabout ? 1 : 0)
-                return sqlite3_bind_int64(s, 8, leg.level)
+                return Self.bind(legs, to: s, at: 2)
             }
         }
         return id
     }
 
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    /// Binds a blob (copied by SQLite) and returns the result code.
+    private static func bind(_ data: Data, to s: OpaquePointer, at index: Int32) -> Int32 {
+        data.withUnsafeBytes { bytes in
+            bytes.count == 0 ? sqlite3_bind_zeroblob(s, index, 0)
+                : sqlite3_bind_blob(s, index, bytes.baseAddress, Int32(bytes.count), transient)
+        }
+    }
+
     /// Binds a row through `bind` and steps the statement. `bind` returns the last bind's result code:
-    /// only for integers and nulls, whose binds to a statement's own parameters cannot fail otherwise.
+    /// only for integers and nulls, whose binds to a statement's own parameters cannot fail otherwise,
+    /// and a last blob.
     private func bindAndStep(_ statement: Statement, bind: (OpaquePointer) -> Int32) throws {
         let s = statement.sqliteStatement
         sqlite3_reset(s)
@@ -273,47 +274,21 @@ struct FeatureWriter {
         return id
     }
 
-    func insertWalkNodes(_ nodes: [(Int64, Coordinate, NodeFlags)]) throws {
-        let statement = try statement(.walkNode)
-        for (id, c, flags) in nodes {
-            try run(statement, [id.databaseValue, FixedPoint.degrees(c.latitude).databaseValue, FixedPoint.degrees(c.longitude).databaseValue,
-                                flags.contains(.crossing).databaseValue, flags.contains(.trafficSignals).databaseValue,
-                                flags.contains(.signalSound).databaseValue])
+    /// Writes a chunk of the walking graph (encoded by the thread that builds the graph).
+    func insertWalkChunk(_ chunk: WalkGraphBlob.Chunk) throws {
+        switch chunk.kind {
+        case .nodes:
+            try bindAndStep(statement(.nodeChunk)) { s in
+                sqlite3_bind_int64(s, 1, Int64(chunk.count))
+                return Self.bind(chunk.data, to: s, at: 2)
+            }
+        case .edges:
+            try bindAndStep(statement(.edgeChunk)) { s in
+                sqlite3_bind_int64(s, 1, chunk.firstID)
+                sqlite3_bind_int64(s, 2, Int64(chunk.count))
+                return Self.bind(chunk.data, to: s, at: 3)
+            }
         }
-    }
-
-    /// A walking-graph edge's row, made without the database (an import makes them on the thread that
-    /// builds the graph). Its geometry keeps only the vertices between its two nodes, measured from the
-    /// start node: the end points are the nodes' own (``WalkingGraph/load(_:)`` puts them back).
-    struct PreparedWalkEdge: Sendable {
-        var from: Int64
-        var to: Int64
-        var wayID: Int64
-        var isCrossing: Bool
-        var trafficSignals: Bool
-        var signalSound: Bool
-        var level: Int64
-        var onewayFoot: Bool
-        var geometry: Data
-    }
-
-    static func prepareWalkEdge(_ e: PendingWalkEdge) -> PreparedWalkEdge {
-        let inner = e.coords.count > 2 ? Array(e.coords[1..<(e.coords.count - 1)]) : []
-        let start = e.coords.first.map { GeometryBlob.Origin(lat: GeometryMath.e7($0.latitude), lon: GeometryMath.e7($0.longitude)) } ?? .zero
-        return PreparedWalkEdge(from: e.from, to: e.to, wayID: e.wayID, isCrossing: e.isCrossing, trafficSignals: e.trafficSignals,
-                                signalSound: e.signalSound, level: Int64(e.level.rawValue), onewayFoot: e.onewayFoot,
-                                geometry: FeatureGeometry.line(inner).encoded(origin: start))
-    }
-
-    /// Writes a walking-graph edge.
-    func insertWalkEdge(_ e: PendingWalkEdge) throws {
-        try insertWalkEdge(Self.prepareWalkEdge(e))
-    }
-
-    func insertWalkEdge(_ e: PreparedWalkEdge) throws {
-        try run(statement(.walkEdge), [e.from.databaseValue, e.to.databaseValue, e.wayID.databaseValue, e.isCrossing.databaseValue,
-                                       e.trafficSignals.databaseValue, e.signalSound.databaseValue, e.level.databaseValue,
-                                       e.onewayFoot.databaseValue, e.geometry.databaseValue])
     }
 
     /// Writes a road's or path's name and highway once (`ways`), for its intersection legs and

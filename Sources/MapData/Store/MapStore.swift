@@ -7,7 +7,7 @@ import GRDB
 /// routes) lives in a separate database.
 public enum MapStore {
     public static let attribution = "© OpenStreetMap contributors"
-    public static let schemaVersion = 5
+    public static let schemaVersion = 6
 
     /// Opens (creating if needed) a writable map database and brings its schema up to date.
     public static func openWritable(path: String, fast: Bool = false) throws -> DatabaseQueue {
@@ -54,8 +54,41 @@ public enum MapStore {
         migrator.registerMigration("v5-relative-geometry") { db in
             try db.execute(sql: schemaV5)
         }
+        migrator.registerMigration("v6-graph-blobs") { db in
+            try db.execute(sql: schemaV6)
+        }
         return migrator
     }
+
+    /// Schema 6 (issue 33, an import's end on one thread): the walking graph, which is only ever read whole,
+    /// is stored as chunks of a thousand nodes or edges, each a blob (see ``WalkGraphBlob``), instead of a row
+    /// per node and per edge; an intersection's legs are one row, a blob (see ``IntersectionLegsBlob``),
+    /// instead of a row per leg. The blobs are encoded on the thread that builds the network, and the
+    /// database's writer inserts a few hundred chunks where it inserted a million rows. Older rows are
+    /// dropped: import the map again.
+    static let schemaV6 = """
+    DROP TABLE walk_nodes;
+    DROP TABLE walk_edges;
+    CREATE TABLE walk_node_chunks (                  -- the walking graph's vertices, in ascending id order
+        chunk           INTEGER PRIMARY KEY,
+        count           INTEGER NOT NULL,            -- nodes in the chunk
+        data            BLOB NOT NULL                -- see WalkGraphBlob
+    );
+    CREATE TABLE walk_edge_chunks (                  -- its edges (name and highway: their way's, in `ways`)
+        chunk           INTEGER PRIMARY KEY,
+        first_id        INTEGER NOT NULL,            -- the id of the chunk's first edge; the others follow it
+        count           INTEGER NOT NULL,            -- edges in the chunk
+        data            BLOB NOT NULL                -- see WalkGraphBlob
+    );
+    DROP TABLE intersection_legs;
+    CREATE TABLE intersection_legs (
+        intersection_id INTEGER PRIMARY KEY,         -- the gd_intersection feature
+        legs            BLOB NOT NULL                -- road feature, way, bearing, direction, roundabout, level of each:
+                                                     -- see IntersectionLegsBlob; names and highways are in `ways`
+    );
+    DELETE FROM features; DELETE FROM ways; DELETE FROM feature_index; DELETE FROM entrances;
+    DELETE FROM tile_cache; DELETE FROM tile_features;
+    """
 
     /// Schema 5 (issue 33, the map ≤ 3 × its PBF): the tables are as in 4, but a feature's geometry is
     /// measured from its stored `lat`/`lon` (a point there is one byte) and a walking-graph edge keeps only
@@ -502,8 +535,8 @@ extension MapStore {
                 namedFeatures: try count("SELECT COUNT(*) FROM features WHERE name IS NOT NULL"),
                 intersections: try count("SELECT COUNT(*) FROM features WHERE feature_value = 'gd_intersection'"),
                 entranceLists: try count("SELECT COUNT(*) FROM features WHERE feature_type = 'gd_entrance_list'"),
-                walkNodes: try count("SELECT COUNT(*) FROM walk_nodes"),
-                walkEdges: try count("SELECT COUNT(*) FROM walk_edges"),
+                walkNodes: try count("SELECT COALESCE(SUM(count), 0) FROM walk_node_chunks"),
+                walkEdges: try count("SELECT COALESCE(SUM(count), 0) FROM walk_edge_chunks"),
                 cachedTiles: try count("SELECT COUNT(*) FROM tile_cache"))
         }
     }

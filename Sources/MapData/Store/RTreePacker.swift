@@ -52,12 +52,50 @@ struct IndexEntry: BitwiseCopyable {
 /// 32-bit floats), and `rtreecheck()` accepts it; later inserts (tiles) go through SQLite as usual.
 final class RTreePacker {
     private let entries: RecordFile<IndexEntry>
+    /// The entries, mapped, once they are complete.
+    private var sealed: UnsafeBufferPointer<IndexEntry>?
+    /// The leaves' order, sorted on a thread of its own since ``boxesComplete(db:table:)``.
+    private var sorting: LeafSort?
 
     init(scratchPath: String, source: String) throws(MapImportError) {
         entries = try RecordFile(path: scratchPath, source: source)
     }
 
-    func append(_ entry: IndexEntry) throws(MapImportError) { try entries.append(entry) }
+    deinit {
+        // (A failed import drops the packer: the sort may still be reading the mapped entries.)
+        _ = sorting?.value()
+    }
+
+    func append(_ entry: IndexEntry) throws(MapImportError) {
+        precondition(sealed == nil, "an entry appended to a packed R-tree's boxes after they were complete")
+        try entries.append(entry)
+    }
+
+    private func seal() throws(MapImportError) -> UnsafeBufferPointer<IndexEntry> {
+        if let sealed { return sealed }
+        let all = try entries.seal()
+        sealed = all
+        return all
+    }
+
+    /// The entries per node of the R-tree `table` (whose root node SQLite made when it created the table).
+    private static func capacity(_ db: Database, table: String) throws -> (nodeSize: Int, capacity: Int) {
+        let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1") ?? 0
+        let capacity = (nodeSize - 4) / (8 + 4 * 4)
+        guard capacity >= 2 else { throw DatabaseError(message: "\(table): unexpected R-tree node size \(nodeSize)") }
+        return (nodeSize, capacity)
+    }
+
+    /// Says that every entry has been appended: the leaves' order is sorted on a thread of its own from
+    /// now on, while the caller goes on writing rows that have no box (an import's walking graph and ways),
+    /// and ``write(into:table:)`` takes it from there. Why: the sort was a tenth of a region's import's
+    /// end, on the one thread that writes the database, while the other core was idle.
+    func boxesComplete(db: Database, table: String) throws {
+        let all = try seal()
+        let capacity = try Self.capacity(db, table: table).capacity
+        guard all.count > capacity, sorting == nil else { return }
+        sorting = LeafSort(entries: entries, all: all, capacity: capacity)
+    }
 
     /// A node of the level being built: its number and the box of what it holds.
     private struct Node {
@@ -67,15 +105,12 @@ final class RTreePacker {
 
     /// Writes the tree into the empty R-tree `table`; throws if the table already holds rows.
     func write(into db: Database, table: String) throws {
-        let all = try entries.seal()
+        let all = try seal()
         guard try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \"\(table)_rowid\"") == 0 else {
             throw DatabaseError(message: "\(table) is not empty: a packed R-tree can only be written into an empty one")
         }
         guard !all.isEmpty else { return }
-        let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \"\(table)_node\" WHERE nodeno = 1") ?? 0
-        let cellSize = 8 + 4 * 4
-        let capacity = (nodeSize - 4) / cellSize
-        guard capacity >= 2 else { throw DatabaseError(message: "\(table): unexpected R-tree node size \(nodeSize)") }
+        let (nodeSize, capacity) = try Self.capacity(db, table: table)
         try db.execute(sql: "DELETE FROM \"\(table)_node\"")
 
         let insertNode = try db.makeStatement(sql: "INSERT INTO \"\(table)_node\" (nodeno, data) VALUES (?, ?)")
@@ -115,32 +150,6 @@ final class RTreePacker {
             return box
         }
 
-        /// Sort-Tile-Recursive order of boxes with these centres: the indices in tree order, and the
-        /// runs of at most `capacity` of them that make one node each. (32-bit indices: at the end of a
-        /// region's import these arrays are what the packing holds in memory.)
-        func tiles(lat: [Float], lon: [Float]) -> (order: [Int32], groups: [Range<Int>]) {
-            let count = lat.count
-            let nodes = (count + capacity - 1) / capacity
-            let slices = Int(Double(nodes).squareRoot().rounded(.up))
-            let sliceSize = slices * capacity
-            var order = (0..<Int32(count)).map { $0 }
-            order.sort { lon[Int($0)] < lon[Int($1)] }
-            var groups: [Range<Int>] = []
-            groups.reserveCapacity(nodes + slices)
-            var start = 0
-            while start < count {
-                let end = min(start + sliceSize, count)
-                order[start..<end].sort { lat[Int($0)] < lat[Int($1)] }
-                var s = start
-                while s < end {
-                    groups.append(s..<min(s + capacity, end))
-                    s += capacity
-                }
-                start = end
-            }
-            return (order, groups)
-        }
-
         // The leaves. Which leaf holds each entry is kept to write the rowid table in id order afterwards.
         var level: [Node]
         var depth = 0
@@ -149,20 +158,15 @@ final class RTreePacker {
             try writeRowids(all, leaf: { _ in 1 }, statement: insertRowid, db: db)
             return
         }
-        var leafOf = [Int32](repeating: 0, count: all.count)
         level = []
-        // The centres in one pass over the mapped file, letting go of its pages as it goes: read whole, they
-        // made the import's peak (the sort below holds the centres and the order while they were resident).
-        var centreLat = [Float](repeating: 0, count: all.count), centreLon = [Float](repeating: 0, count: all.count)
-        for i in all.indices {
-            if i % 262_144 == 262_143 { entries.releasePages() }
-            centreLat[i] = (all[i].minLat + all[i].maxLat) / 2
-            centreLon[i] = (all[i].minLon + all[i].maxLon) / 2
+        let leaves: (order: [Int32], groups: [Range<Int>])
+        if let sorting, sorting.capacity == capacity {
+            leaves = sorting.value()
+        } else {
+            leaves = Self.leaves(all, capacity: capacity, entries: entries)
         }
-        entries.releasePages()
-        let leaves = tiles(lat: centreLat, lon: centreLon)
-        centreLat = []
-        centreLon = []
+        sorting = nil
+        var leafOf = [Int32](repeating: 0, count: all.count)
         for (n, group) in leaves.groups.enumerated() {
             // The boxes are read in tree order, scattered over the mapped scratch file: let go of its pages
             // now and then, as the importer does with its node index.
@@ -183,7 +187,8 @@ final class RTreePacker {
             depth += 1
             let children = level
             let (order, groups) = children.count <= capacity ? ((0..<Int32(children.count)).map { $0 }, [0..<children.count])
-                : tiles(lat: children.map { ($0.minLat + $0.maxLat) / 2 }, lon: children.map { ($0.minLon + $0.maxLon) / 2 })
+                : Self.tiles(lat: children.map { ($0.minLat + $0.maxLat) / 2 }, lon: children.map { ($0.minLon + $0.maxLon) / 2 },
+                             capacity: capacity)
             let isRoot = groups.count == 1
             level = []
             for group in groups {
@@ -202,6 +207,47 @@ final class RTreePacker {
             }
             if isRoot { break }
         }
+    }
+
+    /// The leaves' Sort-Tile-Recursive order of the entries (see ``tiles(lat:lon:capacity:)``).
+    fileprivate static func leaves(_ all: UnsafeBufferPointer<IndexEntry>, capacity: Int,
+                                   entries: RecordFile<IndexEntry>) -> (order: [Int32], groups: [Range<Int>]) {
+        // The centres in one pass over the mapped file, letting go of its pages as it goes: read whole, they
+        // made the import's peak (the sort below holds the centres and the order while they were resident).
+        var centreLat = [Float](repeating: 0, count: all.count), centreLon = [Float](repeating: 0, count: all.count)
+        for i in all.indices {
+            if i % 262_144 == 262_143 { entries.releasePages() }
+            centreLat[i] = (all[i].minLat + all[i].maxLat) / 2
+            centreLon[i] = (all[i].minLon + all[i].maxLon) / 2
+        }
+        entries.releasePages()
+        return tiles(lat: centreLat, lon: centreLon, capacity: capacity)
+    }
+
+    /// Sort-Tile-Recursive order of boxes with these centres: the indices in tree order, and the
+    /// runs of at most `capacity` of them that make one node each. (32-bit indices: at the end of a
+    /// region's import these arrays are what the packing holds in memory.)
+    private static func tiles(lat: [Float], lon: [Float], capacity: Int) -> (order: [Int32], groups: [Range<Int>]) {
+        let count = lat.count
+        let nodes = (count + capacity - 1) / capacity
+        let slices = Int(Double(nodes).squareRoot().rounded(.up))
+        let sliceSize = slices * capacity
+        var order = (0..<Int32(count)).map { $0 }
+        order.sort { lon[Int($0)] < lon[Int($1)] }
+        var groups: [Range<Int>] = []
+        groups.reserveCapacity(nodes + slices)
+        var start = 0
+        while start < count {
+            let end = min(start + sliceSize, count)
+            order[start..<end].sort { lat[Int($0)] < lat[Int($1)] }
+            var s = start
+            while s < end {
+                groups.append(s..<min(s + capacity, end))
+                s += capacity
+            }
+            start = end
+        }
+        return (order, groups)
     }
 
     private func writeRowids(_ all: UnsafeBufferPointer<IndexEntry>, leaf: (Int) -> Int64, statement: Statement, db: Database) throws {
@@ -234,5 +280,32 @@ final class RTreePacker {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
                                 sql: statement.sql)
         }
+    }
+}
+
+/// The leaves' order of a packed R-tree, sorted on a thread of its own (see ``RTreePacker/boxesComplete(db:table:)``).
+// @unchecked: `result` is written by the thread before it signals `done` and read only after waiting for it;
+// the thread holds the entries' file (and so its mapping) until it is done.
+private final class LeafSort: @unchecked Sendable {
+    let capacity: Int
+    private var result: (order: [Int32], groups: [Range<Int>])?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(entries: RecordFile<IndexEntry>, all: UnsafeBufferPointer<IndexEntry>, capacity: Int) {
+        self.capacity = capacity
+        nonisolated(unsafe) let entries = entries
+        nonisolated(unsafe) let all = all
+        Thread.detachNewThread { [self] in
+            result = RTreePacker.leaves(all, capacity: capacity, entries: entries)
+            done.signal()
+        }
+    }
+
+    /// Waits for the order and hands it over (once).
+    func value() -> (order: [Int32], groups: [Range<Int>]) {
+        done.wait()
+        done.signal()
+        defer { result = nil }
+        return result ?? ([], [])
     }
 }

@@ -287,15 +287,14 @@ public final class TileServiceClient: Sendable {
         }
         let level: LevelClass = legs.contains { $0.level == .ground } || legs.isEmpty ? .ground : legs[0].level
         try db.execute(sql: "UPDATE features SET is_roundabout = ?, level = ? WHERE id = ?", arguments: [roundabout, level.rawValue, id])
-        for (seq, leg) in legs.enumerated() {
-            let roadID = try MapStore.featureID(key: "w\(leg.wayID)", db: db)
-            try db.execute(sql: """
-                INSERT INTO intersection_legs (intersection_id, seq, road_feature_id, way_id, bearing, direction,
-                    is_roundabout, level) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """, arguments: [id, seq, roadID, leg.wayID, LegGeometry.stored(bearing: leg.bearing), leg.direction,
-                                 leg.isRoundabout, leg.level.rawValue])
+        var roadIDs: [Int64: Int64] = [:], seen = Set<Int64>()
+        for leg in legs where seen.insert(leg.wayID).inserted {
+            roadIDs[leg.wayID] = try MapStore.featureID(key: "w\(leg.wayID)", db: db)
             try db.execute(sql: "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)",
                            arguments: [leg.wayID, leg.name, leg.highway])
+        }
+        if let blob = FeatureWriter.preparedLegs(legs, roadFeatureIDs: roadIDs) {
+            try db.execute(sql: "INSERT INTO intersection_legs (intersection_id, legs) VALUES (?, ?)", arguments: [id, blob])
         }
     }
 
