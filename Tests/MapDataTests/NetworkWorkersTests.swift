@@ -9,6 +9,13 @@ import Testing
 struct NetworkWorkersTests {
     /// A grid of `n` × `n` streets (every crossing a four-way intersection) with a signalled crossing node.
     static func grid(_ n: Int) throws -> (TravelNetwork, [Int64: NodeFlags]) {
+        var (network, flags) = try unsealedGrid(n)
+        try network.seal()
+        return (network, flags)
+    }
+
+    /// The grid's network before it is sealed, for a test that adds ways of its own.
+    static func unsealedGrid(_ n: Int) throws -> (TravelNetwork, [Int64: NodeFlags]) {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("grid-\(UUID().uuidString)").path
         var network = try TravelNetwork(scratchPrefix: scratch, source: "grid")
         let tags = OSMTags([OSMTag(key: "highway", value: "residential"), OSMTag(key: "name", value: "Street")])
@@ -23,7 +30,6 @@ struct NetworkWorkersTests {
             try network.add(wayID: Int64(1_000 + column), featureID: nil, tags: tags, highway: "residential",
                         ids: (0..<n).map { node($0, column) }, lat: (0..<n).map(lat), lon: Array(repeating: lon(column), count: n))
         }
-        try network.seal()
         return (network, [node(1, 1): [.crossing, .trafficSignals]])
     }
 

@@ -64,18 +64,19 @@ struct WalkingGraphTests {
 
     @Test("the graph read back from its chunks is the graph the network builds, value for value")
     func chunksRoundTrip() throws {
-        var (network, flags) = NetworkWorkersTests.grid(9)
+        var (network, flags) = try NetworkWorkersTests.unsealedGrid(9)
         // A signalled footway crossing on a bridge, one way, whose inner vertices are no graph nodes, and a
         // path in the other hemispheres (negative coordinates).
         let footway = OSMTags([OSMTag(key: "highway", value: "footway"), OSMTag(key: "footway", value: "crossing"),
                                OSMTag(key: "crossing", value: "traffic_signals"), OSMTag(key: "traffic_signals:sound", value: "yes"),
                                OSMTag(key: "oneway:foot", value: "yes"), OSMTag(key: "bridge", value: "yes")])
-        network.add(wayID: 5_000, featureID: nil, tags: footway, highway: "footway", ids: [1, 90_001, 90_002, 90_003],
+        try network.add(wayID: 5_000, featureID: nil, tags: footway, highway: "footway", ids: [1, 90_001, 90_002, 90_003],
                     lat: [601_600_000, 601_590_000, 601_580_123, 601_570_000], lon: [249_400_000, 249_390_000, 249_380_000, 249_370_001])
         let path = OSMTags([OSMTag(key: "highway", value: "path"), OSMTag(key: "tunnel", value: "yes")])
-        network.add(wayID: 6_000, featureID: nil, tags: path, highway: "path", ids: [95_000, 95_001, 95_002],
+        try network.add(wayID: 6_000, featureID: nil, tags: path, highway: "path", ids: [95_000, 95_001, 95_002],
                     lat: [-339_000_000, -339_000_100, -339_000_300], lon: [-706_000_000, -705_999_000, -705_998_000])
         flags[95_000] = [.entrance]  // (not stored: the graph has no entrances)
+        try network.seal()
         // What building the graph gives in memory.
         var pending: [PendingWalkEdge] = []
         let vertices = NetworkBuilder.walkingGraph(network, nodeFlags: flags) { pending.append($0) }
