@@ -388,7 +388,7 @@ final class StreamingImport {
         if let feature = work.feature { featureID = try emit(feature) }
         if let highway = work.highway {
             try network.add(wayID: way.id, featureID: featureID, tags: way.tags, highway: highway,
-                        ids: work.ids, lat: work.lat, lon: work.lon)
+                            ids: work.ids, lat: work.lat, lon: work.lon)
         }
         if work.isBuilding {
             addBuilding(key: "w\(way.id)", osmID: OSMElementID(.way, way.id).encoded, featureID: featureID, nodeIDs: work.ids)
