@@ -215,7 +215,7 @@ struct FeatureWriter {
         feature.index.id = id
         try write(feature)
         if let legs = p.legs {
-            try bindAndStep(statement(.legs)) { s in
+            try statement(.legs).bindAndStep(in: db) { s in
                 sqlite3_bind_int64(s, 1, id)
                 return Self.bind(legs, to: s, at: 2)
             }
@@ -231,22 +231,6 @@ struct FeatureWriter {
             bytes.count == 0 ? sqlite3_bind_zeroblob(s, index, 0)
                 : sqlite3_bind_blob(s, index, bytes.baseAddress, Int32(bytes.count), transient)
         }
-    }
-
-    /// Binds a row through `bind` and steps the statement. `bind` returns the last bind's result code:
-    /// only for integers and nulls, whose binds to a statement's own parameters cannot fail otherwise,
-    /// and a last blob.
-    private func bindAndStep(_ statement: Statement, bind: (OpaquePointer) -> Int32) throws {
-        let s = statement.sqliteStatement
-        sqlite3_reset(s)
-        var code = bind(s)
-        if code == SQLITE_OK {
-            code = sqlite3_step(s)
-            if code == SQLITE_DONE { code = SQLITE_OK }
-        }
-        let error = code == SQLITE_OK ? nil : failure(code, statement)
-        sqlite3_reset(s)
-        if let error { throw error }
     }
 
     struct PendingEntrance {
@@ -278,12 +262,12 @@ struct FeatureWriter {
     func insertWalkChunk(_ chunk: WalkGraphBlob.Chunk) throws {
         switch chunk.kind {
         case .nodes:
-            try bindAndStep(statement(.nodeChunk)) { s in
+            try statement(.nodeChunk).bindAndStep(in: db) { s in
                 sqlite3_bind_int64(s, 1, Int64(chunk.count))
                 return Self.bind(chunk.data, to: s, at: 2)
             }
         case .edges:
-            try bindAndStep(statement(.edgeChunk)) { s in
+            try statement(.edgeChunk).bindAndStep(in: db) { s in
                 sqlite3_bind_int64(s, 1, chunk.firstID)
                 sqlite3_bind_int64(s, 2, Int64(chunk.count))
                 return Self.bind(chunk.data, to: s, at: 3)

@@ -143,7 +143,7 @@ final class RTreePacker {
                 box.minLat = min(box.minLat, minLat); box.maxLat = max(box.maxLat, maxLat)
                 box.minLon = min(box.minLon, minLon); box.maxLon = max(box.maxLon, maxLon)
             }
-            try Self.run(insertNode, db: db) { s in
+            try insertNode.bindAndStep(in: db) { s in
                 sqlite3_bind_int64(s, 1, number)
                 return blob.withUnsafeBytes { sqlite3_bind_blob(s, 2, $0.baseAddress, Int32($0.count), Self.transient) }
             }
@@ -195,7 +195,7 @@ final class RTreePacker {
                 let number: Int64 = isRoot ? 1 : nextNumber
                 if !isRoot { nextNumber += 1 }
                 for i in order[group] {
-                    try Self.run(insertParent, db: db) { s in
+                    try insertParent.bindAndStep(in: db) { s in
                         sqlite3_bind_int64(s, 1, children[Int(i)].number)
                         return sqlite3_bind_int64(s, 2, number)
                     }
@@ -254,7 +254,7 @@ final class RTreePacker {
         for i in all.indices {
             if i % 262_144 == 262_143 { entries.releasePages() }
             let e = all[i]
-            try Self.run(statement, db: db) { s in
+            try statement.bindAndStep(in: db) { s in
                 sqlite3_bind_int64(s, 1, e.id)
                 sqlite3_bind_int64(s, 2, leaf(i))
                 sqlite3_bind_int64(s, 3, Int64(e.category))
@@ -265,22 +265,6 @@ final class RTreePacker {
     }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-
-    /// Binds (through `bind`, which returns the last bind's result code) and steps an insert.
-    private static func run(_ statement: Statement, db: Database, bind: (OpaquePointer) -> Int32) throws {
-        let s = statement.sqliteStatement
-        sqlite3_reset(s)
-        var code = bind(s)
-        if code == SQLITE_OK {
-            code = sqlite3_step(s)
-            if code == SQLITE_DONE { code = SQLITE_OK }
-        }
-        sqlite3_reset(s)
-        if code != SQLITE_OK {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)),
-                                sql: statement.sql)
-        }
-    }
 }
 
 /// The leaves' order of a packed R-tree, sorted on a thread of its own (see ``RTreePacker/boxesComplete(db:table:)``).
