@@ -90,6 +90,18 @@ enum FeatureRules {
         return keys
     }()
 
+    /// Whether a key is one some rule of the import reads: a stored key, a name, `footway` (crossings) or a
+    /// relation's `type`. The importer drops every other tag as it decodes a block (it decides once for each
+    /// string of the block's table), so that the rules search and copy only the tags they may use.
+    static func isReadKey(_ key: String) -> Bool {
+        storedTagKeys.contains(key) || isNameKey(key) || key == "footway" || key == "type"
+    }
+
+    static func isNameKey(_ key: String) -> Bool {
+        key == "name" || key.hasPrefix("name:") || key == "alt_name" || key == "official_name"
+            || key == "short_name" || key == "loc_name"
+    }
+
     /// The tags a map keeps of an element (see ``storedTagKeys``), in file order.
     static func storedTags(_ tags: OSMTags) -> OSMTags {
         OSMTags(tags.pairs.filter { storedTagKeys.contains($0.key) })
@@ -134,15 +146,14 @@ enum FeatureRules {
     }
 
     static func nameTags(_ tags: OSMTags) -> [(String, String)] {
-        tags.pairs.filter { tag in
-            tag.key == "name" || tag.key.hasPrefix("name:") || tag.key == "alt_name" || tag.key == "official_name"
-                || tag.key == "short_name" || tag.key == "loc_name"
-        }.map { ($0.key, $0.value) }
+        tags.pairs.filter { isNameKey($0.key) }.map { ($0.key, $0.value) }
     }
 
     /// Builds the feature for an element, or nil when the element is not one Soundscape uses.
-    /// `isArea` says whether the geometry is closed (polygon or multipolygon).
-    static func makeFeature(key: String, osmIDs: [Int64], tags rawTags: OSMTags, geometry: FeatureGeometry,
+    /// `isArea` says whether the geometry is closed (polygon or multipolygon). The key and ids are made only
+    /// for an element that becomes a feature (most tagged nodes do not).
+    static func makeFeature(key: @autoclosure () -> String, osmIDs: @autoclosure () -> [Int64], tags rawTags: OSMTags,
+                            geometry: FeatureGeometry,
                             forcedType: (String, String)? = nil) -> PendingFeature? {
         // The primary tag is found among the raw tags: its keys are all stored keys, so it is the one the
         // stored tags give, and the elements that make no feature (half of the tagged ones) cost no copy.
@@ -179,7 +190,7 @@ enum FeatureRules {
         let superCategory = Categorizer.superCategory(featureType: primary.0, featureValue: primary.1, tags: tags)
         let junction = tags["junction"]
         return PendingFeature(
-            key: key, osmIDs: osmIDs, featureType: primary.0, featureValue: primary.1,
+            key: key(), osmIDs: osmIDs(), featureType: primary.0, featureValue: primary.1,
             name: name, names: names, tags: tags, geometry: geometry,
             category: Categorizer.label(tags: tags), superCategory: superCategory,
             roadClass: roadClass(highway: roadHighway), level: LevelClass.classify(tags),

@@ -90,8 +90,12 @@ public enum MapImporter {
             let digest = FileDigest(path: pbfPath)
             do {
                 try queue.inTransaction { db in
-                    // Secondary indexes are built once at the end, not row by row.
-                    let indexes = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")
+                    // Secondary indexes are built once at the end, not row by row; but for `features_key`, which
+                    // holds only the intersections' and entrance lists' keys: kept up row by row it costs little,
+                    // and built at the end it read the whole table again.
+                    let indexes = try Row.fetchAll(db, sql: """
+                        SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL AND name != 'features_key'
+                        """)
                     for index in indexes { try db.execute(sql: "DROP INDEX \(index["name"] as String)") }
                     // One thread reads the file and prepares the rows; this one writes them.
                     // The R-tree is built in one pass at the end, packed (see RTreePacker).

@@ -185,7 +185,7 @@ final class StreamingImport {
     }
 
     static func decodeAndPrepare(_ frame: PBFFrame, path: String, nodes: SealedNodes?) throws(MapImportError) -> DecodedBlock {
-        let block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path)
+        let block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path, keepKey: FeatureRules.isReadKey)
         let nodeWork = block.taggedNodes.map { tagged in
             prepareNode(id: block.nodeIDs[tagged.index], lat: block.nodeLat[tagged.index], lon: block.nodeLon[tagged.index],
                         tags: tagged.tags)

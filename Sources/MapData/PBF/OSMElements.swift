@@ -143,7 +143,9 @@ enum PBFDecoder {
         return info
     }
 
-    static func decodeData(_ raw: PBFRawBlock, path: String) throws(MapImportError) -> OSMBlock {
+    /// Decodes a data block. With `keepKey`, tags whose key it refuses are left out (and an element left with
+    /// none is untagged); it is asked once for each key string of the block's table.
+    static func decodeData(_ raw: PBFRawBlock, path: String, keepKey: ((String) -> Bool)? = nil) throws(MapImportError) -> OSMBlock {
         let block: OSMPBF_PrimitiveBlock
         do {
             block = try OSMPBF_PrimitiveBlock(serializedBytes: raw.payload)
@@ -155,6 +157,12 @@ enum PBFDecoder {
             MapImportError(file: path, offset: raw.offset, block: raw.number, reason: .invalidBlock(why))
         }
         let strings = block.stringtable.s.map { String(decoding: $0, as: UTF8.self) }
+        // Whether each string is a kept key: 0 unknown, 1 kept, 2 dropped.
+        var keyVerdict = [UInt8](repeating: keepKey == nil ? 1 : 0, count: strings.count)
+        @inline(__always) func keeps(_ key: Int) -> Bool {
+            if keyVerdict[key] == 0 { keyVerdict[key] = keepKey!(strings[key]) ? 1 : 2 }
+            return keyVerdict[key] == 1
+        }
         let granularity = Int64(block.granularity)
         let latOffset = block.latOffset
         let lonOffset = block.lonOffset
@@ -174,7 +182,8 @@ enum PBFDecoder {
             var pairs: [OSMTag] = []
             pairs.reserveCapacity(keys.count)
             for i in keys.indices {
-                pairs.append(OSMTag(key: try string(Int(keys[i])), value: try string(Int(vals[i]))))
+                let key = try string(Int(keys[i])), value = try string(Int(vals[i]))
+                if keeps(Int(keys[i])) { pairs.append(OSMTag(key: key, value: value)) }
             }
             return OSMTags(pairs)
         }
@@ -210,7 +219,8 @@ enum PBFDecoder {
                         var pairs: [OSMTag] = []
                         while kvIndex < kv.count, kv[kvIndex] != 0 {
                             guard kvIndex + 1 < kv.count else { throw fail("dense nodes: key without a value") }
-                            pairs.append(OSMTag(key: try string(Int(kv[kvIndex])), value: try string(Int(kv[kvIndex + 1]))))
+                            let key = try string(Int(kv[kvIndex])), value = try string(Int(kv[kvIndex + 1]))
+                            if keeps(Int(kv[kvIndex])) { pairs.append(OSMTag(key: key, value: value)) }
                             kvIndex += 2
                         }
                         kvIndex += 1 // the 0 separator

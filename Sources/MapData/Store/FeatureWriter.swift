@@ -66,13 +66,14 @@ struct FeatureWriter {
     /// another thread than the one that writes them.
     struct PreparedFeature: Sendable {
         var id: Int64
+        /// The `features` row's values after its id, which is bound apart: giving the row its id then
+        /// leaves the shared array alone (setting it copied the whole row on the thread that hands them over).
         var row: [DatabaseValue]
         var index: IndexEntry
 
         /// Gives rows prepared before their id was known (with 0) their row id.
         mutating func assign(id: Int64) {
             self.id = id
-            row[0] = id.databaseValue
             index.id = id
         }
     }
@@ -88,7 +89,7 @@ struct FeatureWriter {
         let lat = FixedPoint.degrees(centroid.latitude), lon = FixedPoint.degrees(centroid.longitude)
         return PreparedFeature(
             id: id,
-            row: [id.databaseValue, key.osmID.databaseValue, key.text.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
+            row: [key.osmID.databaseValue, key.text.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
                   f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
                   storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
                   f.geometry.kind.rawValue.databaseValue,
@@ -118,7 +119,7 @@ struct FeatureWriter {
     /// intersections, entrances and walking graph): the import writes millions of rows, and building
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
-        try run(statement(.feature), p.row)
+        try run(statement(.feature), id: p.id, p.row)
         if let packer {
             try packer.append(p.index)
         } else {
@@ -129,12 +130,19 @@ struct FeatureWriter {
         }
     }
 
-    private func run(_ statement: Statement, _ values: [DatabaseValue]) throws {
+    /// Binds `values` (after `id`, when there is one, as the first parameter) and steps the insert.
+    private func run(_ statement: Statement, id: Int64? = nil, _ values: [DatabaseValue]) throws {
         let s = statement.sqliteStatement
         sqlite3_reset(s)
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var first: Int32 = 1
+        if let id {
+            let code = sqlite3_bind_int64(s, 1, id)
+            guard code == SQLITE_OK else { throw failure(code, statement) }
+            first = 2
+        }
         for (i, value) in values.enumerated() {
-            let index = Int32(i + 1)
+            let index = Int32(i) + first
             let code: Int32
             switch value.storage {
             case .null: code = sqlite3_bind_null(s, index)
@@ -210,9 +218,7 @@ struct FeatureWriter {
         let id = nextID
         nextID += 1
         var feature = p.feature
-        feature.id = id
-        feature.row[0] = id.databaseValue
-        feature.index.id = id
+        feature.assign(id: id)
         try write(feature)
         if let legs = p.legs {
             try statement(.legs).bindAndStep(in: db) { s in
