@@ -43,6 +43,7 @@ let package = Package(
         .systemLibrary(name: "CPulseAudio", pkgConfig: "libpulse-simple", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CMySofa", pkgConfig: "libmysofa", providers: [.apt(["libmysofa-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CLibdeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CSpeexDSP", pkgConfig: "speexdsp", providers: [.apt(["libspeexdsp-dev"])]),
         // D-Bus (sd-bus) for iio-sensor-proxy's compass.
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -54,7 +55,7 @@ let package = Package(
         // ---- pipeline stages ----
         .target(name: "Geo", swiftSettings: strict),
         .target(name: "MapData",
-                dependencies: ["Geo", "CZlib",
+                dependencies: ["Geo", "CZlib", "CLibdeflate",
                                .product(name: "GRDB", package: "GRDB.swift"),
                                // sqlite3_bind_* for the importer's bulk inserts (GRDB's own SQLite module).
                                .product(name: "GRDBSQLite", package: "GRDB.swift"),

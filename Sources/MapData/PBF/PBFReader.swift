@@ -10,7 +10,7 @@
 // (protoc from Debian's protobuf-compiler; protoc-gen-swift from `swift build --product protoc-gen-swift`
 // in a checkout of apple/swift-protobuf at the version Package.resolved pins.)
 
-import CZlib
+import CLibdeflate
 import Foundation
 import SwiftProtobuf
 
@@ -194,34 +194,37 @@ struct PBFFrameReader {
         }
     }
 
-    /// zlib-inflates `compressed` into exactly `rawSize` bytes.
+    /// zlib-inflates `compressed` into exactly `rawSize` bytes. libdeflate inflates a whole buffer of known
+    /// size about twice as fast as zlib's streaming `uncompress`, and inflating was a tenth of the import's
+    /// decoding work.
     static func inflate(_ compressed: Data, rawSize: Int, path: String, offset: Int, block: Int) throws(MapImportError) -> Data {
         if rawSize == 0 { return Data() }
+        guard let decompressor = libdeflate_alloc_decompressor() else {
+            throw MapImportError(file: path, offset: offset, block: block, reason: .inflateFailed("out of memory"))
+        }
+        defer { libdeflate_free_decompressor(decompressor) }
         var output = Data(count: rawSize)
-        var producedLength = uLongf(rawSize)
-        let status: Int32 = output.withUnsafeMutableBytes { out in
+        var producedLength = 0
+        let status = output.withUnsafeMutableBytes { out in
             compressed.withUnsafeBytes { input in
-                uncompress(out.baseAddress!.assumingMemoryBound(to: Bytef.self), &producedLength,
-                           input.baseAddress?.assumingMemoryBound(to: Bytef.self), uLong(compressed.count))
+                libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, out.baseAddress, rawSize, &producedLength)
             }
         }
         switch status {
-        case Z_OK:
-            guard Int(producedLength) == rawSize else {
+        case LIBDEFLATE_SUCCESS:
+            guard producedLength == rawSize else {
                 throw MapImportError(file: path, offset: offset, block: block,
-                                     reason: .inflateFailed("inflated to \(grouped(Int(producedLength))) bytes, raw_size says \(grouped(rawSize))"))
+                                     reason: .inflateFailed("inflated to \(grouped(producedLength)) bytes, raw_size says \(grouped(rawSize))"))
             }
             return output
-        case Z_BUF_ERROR:
+        case LIBDEFLATE_INSUFFICIENT_SPACE:
             throw MapImportError(file: path, offset: offset, block: block,
-                                 reason: .inflateFailed("the zlib stream is incomplete or larger than raw_size \(grouped(rawSize))"))
-        case Z_DATA_ERROR:
+                                 reason: .inflateFailed("the zlib stream is larger than raw_size \(grouped(rawSize))"))
+        case LIBDEFLATE_BAD_DATA:
             throw MapImportError(file: path, offset: offset, block: block,
-                                 reason: .inflateFailed("invalid or corrupt zlib data"))
-        case Z_MEM_ERROR:
-            throw MapImportError(file: path, offset: offset, block: block, reason: .inflateFailed("out of memory"))
+                                 reason: .inflateFailed("invalid, corrupt or incomplete zlib data"))
         default:
-            throw MapImportError(file: path, offset: offset, block: block, reason: .inflateFailed("zlib error \(status)"))
+            throw MapImportError(file: path, offset: offset, block: block, reason: .inflateFailed("libdeflate error \(status.rawValue)"))
         }
     }
 
