@@ -88,6 +88,7 @@ public enum MapImporter {
             }
             // The file's digest on a thread of its own, while it is read (it is needed only for the metadata).
             let digest = FileDigest(path: pbfPath)
+            var writeback: EarlyWriteback?
             do {
                 try queue.inTransaction { db in
                     // Secondary indexes are built once at the end, not row by row; but for `features_key`, which
@@ -126,6 +127,7 @@ public enum MapImporter {
                         throw error
                     }
                     finished.wait()
+                    writeback = EarlyWriteback(path: temporaryPath)
                     writer = try FeatureWriter(db: db)
                     writer.packer = packer
                     try pass.finish(writer: &writer)
@@ -164,6 +166,7 @@ public enum MapImporter {
                 throw MapImportError(file: pbfPath, reason: .database("\(error)"))
             }
             // 3. Make the new file durable, then atomically replace the target.
+            writeback?.wait()
             try syncFile(temporaryPath, pbfPath: pbfPath)
             removeDatabaseFiles(databasePath, keepMain: true)
             guard rename(temporaryPath, databasePath) == 0 else {
@@ -254,6 +257,26 @@ private final class FileDigest: @unchecked Sendable {
         done.signal()
         return hex
     }
+}
+
+/// Writes back the temporary database's dirty pages on a thread of its own, from when the read is done:
+/// most of the file is written by then, and the final fsync (about 0.2 s at 100 × Helsinki) then has only
+/// the end's pages left to write.
+private final class EarlyWriteback: Sendable {
+    private let done = DispatchSemaphore(value: 0)
+
+    init(path: String) {
+        Thread.detachNewThread { [done] in
+            let fd = open(path, O_RDONLY)
+            if fd >= 0 {
+                _ = fdatasync(fd)
+                close(fd)
+            }
+            done.signal()
+        }
+    }
+
+    func wait() { done.wait() }
 }
 
 /// What the reading thread owns while it runs.

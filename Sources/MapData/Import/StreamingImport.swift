@@ -185,7 +185,8 @@ final class StreamingImport {
     }
 
     static func decodeAndPrepare(_ frame: PBFFrame, path: String, nodes: SealedNodes?) throws(MapImportError) -> DecodedBlock {
-        let block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path, keepKey: FeatureRules.isReadKey)
+        let block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path, keepKey: FeatureRules.isReadKey,
+                                              keepMembers: isArea)
         let nodeWork = block.taggedNodes.map { tagged in
             prepareNode(id: block.nodeIDs[tagged.index], lat: block.nodeLat[tagged.index], lon: block.nodeLon[tagged.index],
                         tags: tagged.tags)
@@ -423,9 +424,16 @@ final class StreamingImport {
         return nil
     }
 
+    /// Whether a relation is an area, the only relations the import makes features of (the others, such as
+    /// routes with hundreds of members, are decoded without their members).
+    static func isArea(_ tags: OSMTags) -> Bool {
+        guard let type = tags["type"] else { return false }
+        return type == "multipolygon" || type == "building"
+    }
+
     private func relation(_ relation: OSMRelation) throws {
         summary.relations += 1
-        guard let type = relation.tags["type"], type == "multipolygon" || type == "building" else { return }
+        guard Self.isArea(relation.tags) else { return }
         var outers: [[(Int64, Coordinate)]] = []
         var inners: [[(Int64, Coordinate)]] = []
         var outerNodeIDs: [Int64] = []

@@ -144,8 +144,10 @@ enum PBFDecoder {
     }
 
     /// Decodes a data block. With `keepKey`, tags whose key it refuses are left out (and an element left with
-    /// none is untagged); it is asked once for each key string of the block's table.
-    static func decodeData(_ raw: PBFRawBlock, path: String, keepKey: ((String) -> Bool)? = nil) throws(MapImportError) -> OSMBlock {
+    /// none is untagged); it is asked once for each key string of the block's table. With `keepMembers`, a
+    /// relation whose (kept) tags it refuses is decoded without its members.
+    static func decodeData(_ raw: PBFRawBlock, path: String, keepKey: ((String) -> Bool)? = nil,
+                           keepMembers: ((OSMTags) -> Bool)? = nil) throws(MapImportError) -> OSMBlock {
         let block: OSMPBF_PrimitiveBlock
         do {
             block = try OSMPBF_PrimitiveBlock(serializedBytes: raw.payload)
@@ -243,6 +245,11 @@ enum PBFDecoder {
                 guard relation.rolesSid.count == m, relation.types.count == m else {
                     throw fail("relation \(relation.id): member arrays of different lengths")
                 }
+                let relationTags = try tags(relation.keys, relation.vals)
+                if let keepMembers, !keepMembers(relationTags) {
+                    out.relations.append(OSMRelation(id: relation.id, members: [], tags: relationTags))
+                    continue
+                }
                 var members: [OSMMember] = []
                 members.reserveCapacity(m)
                 var ref: Int64 = 0
@@ -256,7 +263,7 @@ enum PBFDecoder {
                     }
                     members.append(OSMMember(kind: kind, ref: ref, role: try string(Int(relation.rolesSid[i]))))
                 }
-                out.relations.append(OSMRelation(id: relation.id, members: members, tags: try tags(relation.keys, relation.vals)))
+                out.relations.append(OSMRelation(id: relation.id, members: members, tags: relationTags))
             }
         }
         return out
