@@ -118,6 +118,13 @@ enum CategoryTable {
         var label: String
     }
 
+    /// The indices of `labelRules` for each key, in ascending order.
+    static let labelRulesByKey: [String: [Int]] = {
+        var table: [String: [Int]] = [:]
+        for (i, rule) in labelRules.enumerated() { table[rule.key, default: []].append(i) }
+        return table
+    }()
+
     /// Generic labels, checked in order; an empty value set matches any value of the key.
     static let labelRules: [LabelRule] = [
         LabelRule(key: "entrance", values: ["main"], label: "main_entrance"),

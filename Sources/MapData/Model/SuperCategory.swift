@@ -101,12 +101,22 @@ public enum Categorizer {
     /// the recognised kinds.
     public static func label(tags: OSMTags) -> String? {
         if tags["footway"] == "crossing" || tags["highway"] == "crossing" { return "crossing" }
-        for rule in CategoryTable.labelRules {
-            if let value = tags[rule.key], rule.values.isEmpty || rule.values.contains(value) {
-                return rule.label
+        // The first rule in order that matches: found from the element's few tags (each key's rules by
+        // index), not by searching the tags for each of the rules' keys.
+        var best = Int.max
+        for (position, tag) in tags.pairs.enumerated() {
+            guard let rules = CategoryTable.labelRulesByKey[tag.key], rules[0] < best else { continue }
+            // A key given twice counts with its first value, as `tags[key]` reads it.
+            guard !tags.pairs[..<position].contains(where: { $0.key == tag.key }) else { continue }
+            for r in rules where r < best {
+                let values = CategoryTable.labelRules[r].values
+                if values.isEmpty || values.contains(tag.value) {
+                    best = r
+                    break
+                }
             }
         }
-        return nil
+        return best == .max ? nil : CategoryTable.labelRules[best].label
     }
 
     /// The English words for a label ("walking_path" → "Walking Path").
