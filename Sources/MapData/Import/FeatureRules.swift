@@ -107,24 +107,34 @@ enum FeatureRules {
         OSMTags(tags.pairs.filter { storedTagKeys.contains($0.key) })
     }
 
+    /// Each primary key's place in ``primaryKeys``.
+    private static let primaryRank: [String: Int] = Dictionary(uniqueKeysWithValues: primaryKeys.enumerated().map { ($1, $0) })
+
+    /// The tag of the highest-priority primary key whose value `accepts` takes ("no" never), the key's first
+    /// value counting: found from the element's few tags, not by searching them for each primary key.
+    private static func primary(_ tags: OSMTags, accepts: (String, String) -> Bool) -> (String, String)? {
+        var best = Int.max
+        var found: (String, String)?
+        for (position, tag) in tags.pairs.enumerated() {
+            guard let rank = primaryRank[tag.key], rank < best,
+                  !tags.pairs[..<position].contains(where: { $0.key == tag.key }),
+                  tag.value != "no", accepts(tag.key, tag.value) else { continue }
+            best = rank
+            found = (tag.key, tag.value)
+        }
+        return found
+    }
+
     /// The element's primary (key, value) if it becomes a point feature.
     static func pointPrimary(_ tags: OSMTags) -> (String, String)? {
-        for key in primaryKeys {
-            guard let value = tags[key], value != "no" else { continue }
-            if anyValueKeys.contains(key) { return (key, value) }
-            if let values = pointValues[key], values.contains(value) { return (key, value) }
-        }
-        return nil
+        primary(tags) { key, value in anyValueKeys.contains(key) || pointValues[key]?.contains(value) == true }
     }
 
     /// The primary tag of an area (closed way or multipolygon), if it becomes one.
     static func areaPrimary(_ tags: OSMTags) -> (String, String)? {
-        for key in primaryKeys {
-            guard let value = tags[key], value != "no" else { continue }
-            if anyValueKeys.contains(key) && key != "entrance" { return (key, value) }
-            if let values = areaValues[key], values.contains(value) { return (key, value) }
+        primary(tags) { key, value in
+            (anyValueKeys.contains(key) && key != "entrance") || areaValues[key]?.contains(value) == true
         }
-        return nil
     }
 
     /// The highway value of a way that is a road, path or connector.
