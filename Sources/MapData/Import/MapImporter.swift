@@ -88,7 +88,7 @@ public enum MapImporter {
             }
             // The file's digest on a thread of its own, while it is read (it is needed only for the metadata).
             let digest = FileDigest(path: pbfPath)
-            var writeback: EarlyWriteback?
+            var writebacks: [EarlyWriteback] = []
             do {
                 try queue.inTransaction { db in
                     // Secondary indexes are built once at the end, not row by row; but for `features_key`, which
@@ -127,7 +127,7 @@ public enum MapImporter {
                         throw error
                     }
                     finished.wait()
-                    writeback = EarlyWriteback(path: temporaryPath)
+                    writebacks.append(EarlyWriteback(path: temporaryPath))
                     writer = try FeatureWriter(db: db)
                     writer.packer = packer
                     try pass.finish(writer: &writer)
@@ -158,6 +158,8 @@ public enum MapImporter {
                     return .commit
                 }
                 progress?(MapImportProgress(phase: .finishing, fraction: 0))
+                // The commit's pages are written back while the statistics are gathered.
+                writebacks.append(EarlyWriteback(path: temporaryPath))
                 try queue.writeWithoutTransaction { db in try db.execute(sql: "ANALYZE") }
                 try queue.close()
             } catch let error as MapImportError {
@@ -166,7 +168,7 @@ public enum MapImporter {
                 throw MapImportError(file: pbfPath, reason: .database("\(error)"))
             }
             // 3. Make the new file durable, then atomically replace the target.
-            writeback?.wait()
+            for writeback in writebacks { writeback.wait() }
             try syncFile(temporaryPath, pbfPath: pbfPath)
             removeDatabaseFiles(databasePath, keepMain: true)
             guard rename(temporaryPath, databasePath) == 0 else {
@@ -259,9 +261,9 @@ private final class FileDigest: @unchecked Sendable {
     }
 }
 
-/// Writes back the temporary database's dirty pages on a thread of its own, from when the read is done:
-/// most of the file is written by then, and the final fsync (about 0.2 s at 100 × Helsinki) then has only
-/// the end's pages left to write.
+/// Writes back the temporary database's dirty pages on a thread of its own: from when the read is done (most
+/// of the file is written by then) and from the commit (while `ANALYZE` runs), so that the final fsync (about
+/// 0.2 s at 100 × Helsinki) has less left to write.
 private final class EarlyWriteback: Sendable {
     private let done = DispatchSemaphore(value: 0)
 
