@@ -267,4 +267,30 @@ struct StreamingImportTests {
             #expect(leftovers == ["map.sqlite"], "\(leftovers)")
         }
     }
+
+    @Test("a node is found from any hint, near or far, and a missing one is not found")
+    func nodeIndexFromAnyHint() {
+        // Sorted ids with gaps, as an extract's are.
+        var generator = SystemRandomNumberGenerator()
+        var id: Int64 = 10
+        let records = (0..<5_000).map { _ -> StreamingImport.NodeRecord in
+            id += Int64.random(in: 1...40, using: &generator)
+            return StreamingImport.NodeRecord(id: id, lat: 0, lon: 0)
+        }
+        let present = Set(records.map(\.id))
+        records.withUnsafeBufferPointer { nodes in
+            for _ in 0..<2_000 {
+                var hint = Int.random(in: -3...(nodes.count + 3), using: &generator)
+                let expected = Int.random(in: 0..<nodes.count, using: &generator)
+                let hit = StreamingImport.nodeIndex(nodes[expected].id, in: nodes, hint: &hint)
+                #expect(hit == expected)
+                #expect(hint == expected, "the hint is left at the node found")
+                // An id between two records, before the first or after the last, is not there.
+                for missing in [nodes[expected].id + 1, nodes[0].id - 1, nodes[nodes.count - 1].id + 1] where !present.contains(missing) {
+                    var other = Int.random(in: 0..<nodes.count, using: &generator)
+                    #expect(StreamingImport.nodeIndex(missing, in: nodes, hint: &other) == nil)
+                }
+            }
+        }
+    }
 }

@@ -143,8 +143,8 @@ struct FeatureWriter {
         var code = values.withUnsafeBufferPointer { Self.bindAndStep(s, $0, from: 0, firstParameter: first) }
         if code == SQLITE_DONE { code = SQLITE_OK }
         let error = code == SQLITE_OK ? nil : failure(code, statement)
-        // The texts and blobs were bound in place: no binding may outlive this call.
-        sqlite3_clear_bindings(s)
+        // The texts and blobs were bound in place, so their pointers are stale from here on: SQLite never reads a
+        // binding after the step, and every use of these statements binds all their parameters before stepping.
         sqlite3_reset(s)
         if let error { throw error }
     }
