@@ -85,7 +85,8 @@ sounds: setup
 # Regenerate the Swift for the OSM PBF messages (needs protoc and protoc-gen-swift on PATH; the output is committed).
 proto:
 	protoc --swift_out=Sources/MapData/PBF/Generated --swift_opt=Visibility=Internal \
-	  -I Sources/MapData/PBF/proto Sources/MapData/PBF/proto/fileformat.proto Sources/MapData/PBF/proto/osmformat.proto
+	  -I Sources/MapData/PBF/proto Sources/MapData/PBF/proto/fileformat.proto Sources/MapData/PBF/proto/osmformat.proto \
+	  Sources/MapData/PBF/proto/osmread.proto
 
 # Install for the current user: the program, its grammars, models, sounds and walks, and the systemd unit.
 PREFIX ?= $(HOME)/.local

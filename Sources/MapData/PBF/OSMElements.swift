@@ -148,9 +148,12 @@ enum PBFDecoder {
     /// relation whose (kept) tags it refuses is decoded without its members.
     static func decodeData(_ raw: PBFRawBlock, path: String, keepKey: ((String) -> Bool)? = nil,
                            keepMembers: ((OSMTags) -> Bool)? = nil) throws(MapImportError) -> OSMBlock {
-        let block: OSMPBF_PrimitiveBlock
+        // Read without the elements' metadata (osmread.proto): skipped, not decoded.
+        let block: OSMPBFRead_PrimitiveBlock
         do {
-            block = try OSMPBF_PrimitiveBlock(serializedBytes: raw.payload)
+            var options = BinaryDecodingOptions()
+            options.discardUnknownFields = true
+            block = try OSMPBFRead_PrimitiveBlock(serializedBytes: raw.payload, options: options)
         } catch {
             throw MapImportError(file: path, offset: raw.offset, block: raw.number,
                                  reason: .invalidBlock("OSMData does not decode: \(error)"))

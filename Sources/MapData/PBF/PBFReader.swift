@@ -5,7 +5,8 @@
 //
 //   protoc --plugin=protoc-gen-swift=$(PATH_TO)/protoc-gen-swift --swift_opt=Visibility=Internal \
 //          --swift_out=Sources/MapData/PBF/Generated -I Sources/MapData/PBF/proto \
-//          Sources/MapData/PBF/proto/fileformat.proto Sources/MapData/PBF/proto/osmformat.proto
+//          Sources/MapData/PBF/proto/fileformat.proto Sources/MapData/PBF/proto/osmformat.proto \
+//          Sources/MapData/PBF/proto/osmread.proto
 //
 // (protoc from Debian's protobuf-compiler; protoc-gen-swift from `swift build --product protoc-gen-swift`
 // in a checkout of apple/swift-protobuf at the version Package.resolved pins.)
