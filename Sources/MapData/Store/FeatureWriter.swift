@@ -67,8 +67,8 @@ struct FeatureWriter {
     struct PreparedFeature: Sendable {
         var id: Int64
         /// The `features` row's values after its id, which is bound apart: giving the row its id then
-        /// leaves the shared array alone (setting it copied the whole row on the thread that hands them over).
-        var row: [DatabaseValue]
+        /// leaves the shared buffer alone (setting it copied the whole row on the thread that hands them over).
+        var row: RowBuffer
         var index: IndexEntry
 
         /// Gives rows prepared before their id was known (with 0) their row id.
@@ -87,17 +87,33 @@ struct FeatureWriter {
         let storedTags = tagPairs.isEmpty ? nil : JSONText.object(tagPairs)
         let key = MapStore.storedKey(f.key)
         let lat = FixedPoint.degrees(centroid.latitude), lon = FixedPoint.degrees(centroid.longitude)
+        let names = storedNames(f)
+        let geometry = f.geometry.encoded(origin: GeometryBlob.Origin(stored: lat, lon))
+        var row = RowBuffer(capacity: 200 + geometry.count + (storedTags?.utf8.count ?? 0) + (names?.utf8.count ?? 0)
+                                + (f.name?.utf8.count ?? 0))
+        row.append(key.osmID)
+        row.append(key.text)
+        row.append(storedOSMIDs(key: f.key, f.osmIDs))
+        row.append(f.featureType)
+        row.append(f.featureValue)
+        row.append(f.name)
+        row.append(names)
+        row.append(storedTags)
+        row.append(tagged)
+        row.append(f.geometry.kind.rawValue)
+        row.append(geometry)
+        row.append(lat)
+        row.append(lon)
+        row.append(f.category)
+        row.append(f.superCategory.indexCode)
+        row.append(f.roadClass.rawValue)
+        row.append(f.level.rawValue)
+        row.append(f.layer)
+        row.append(f.isRoundabout)
+        row.append(f.source)
         return PreparedFeature(
             id: id,
-            row: [key.osmID.databaseValue, key.text.databaseValue, storedOSMIDs(key: f.key, f.osmIDs).databaseValue,
-                  f.featureType.databaseValue, f.featureValue.databaseValue, f.name.databaseValue,
-                  storedNames(f).databaseValue, storedTags.databaseValue, tagged.databaseValue,
-                  f.geometry.kind.rawValue.databaseValue,
-                  f.geometry.encoded(origin: GeometryBlob.Origin(stored: lat, lon)).databaseValue,
-                  lat.databaseValue, lon.databaseValue,
-                  f.category.databaseValue, f.superCategory.indexCode.databaseValue,
-                  f.roadClass.rawValue.databaseValue, f.level.rawValue.databaseValue, f.layer.databaseValue,
-                  f.isRoundabout.databaseValue, f.source.databaseValue],
+            row: row,
             index: IndexEntry(id: id, box: bbox, category: f.superCategory.indexCode, announceable: f.isAnnounceable,
                               roadClass: f.roadClass.rawValue))
     }
@@ -119,7 +135,15 @@ struct FeatureWriter {
     /// intersections, entrances and walking graph): the import writes millions of rows, and building
     /// GRDB's argument lists cost more than the inserts themselves.
     func write(_ p: PreparedFeature) throws {
-        try run(statement(.feature), id: p.id, p.row)
+        let feature = try statement(.feature)
+        let s = feature.sqliteStatement
+        sqlite3_reset(s)
+        var code = sqlite3_bind_int64(s, 1, p.id)
+        if code == SQLITE_OK { code = p.row.bindAndStep(s, first: 2) }
+        if code == SQLITE_DONE { code = SQLITE_OK }
+        let error = code == SQLITE_OK ? nil : failure(code, feature)
+        sqlite3_reset(s)
+        if let error { throw error }
         if let packer {
             try packer.append(p.index)
         } else {
