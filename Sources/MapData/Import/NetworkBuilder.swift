@@ -319,7 +319,7 @@ enum NetworkBuilder {
                 let position = use.position
                 coordinate = coords[position]
                 let isRoundabout = way.flags.contains(.roundabout)
-                for direction in [1, -1] {
+                for direction in stride(from: 1, through: -1, by: -2) { // 1, then -1
                     // (A ring's closing vertex repeats its first one; the bounds check below gives
                     // each of them the one direction it has.)
                     let next = position + direction

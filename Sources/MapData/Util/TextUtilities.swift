@@ -57,7 +57,24 @@ enum JSONText {
 
     /// `[1,-2,…]`: integers are their decimal digits in JSON, so no encoder is needed.
     static func integers(_ values: [Int64]) -> String {
-        "[" + values.map(String.init).joined(separator: ",") + "]"
+        var bytes: [UInt8] = [UInt8(ascii: "[")]
+        bytes.reserveCapacity(2 + values.count * 21)
+        var digits = [UInt8](repeating: 0, count: 20)
+        for (i, value) in values.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            // The magnitude's digits, last first (Int64.min's magnitude fits a UInt64).
+            var magnitude = value.magnitude
+            var count = 0
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+                count += 1
+            } while magnitude > 0
+            for k in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[k]) }
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A stored object of strings; empty when the text is not one.
