@@ -288,6 +288,9 @@ enum NetworkBuilder {
         network.releasePages()
         var groupStart = 0
         var groupsSinceRelease = 0
+        // Reused from node to node.
+        var group: [(way: Int, position: Int)] = []
+        var distinctWays: [Int] = []
         while groupStart < order.count {
             groupsSinceRelease += 1
             if groupsSinceRelease == 100_000 {
@@ -299,14 +302,21 @@ enum NetworkBuilder {
             while groupEnd < order.count && nodeIDs[Int(order[groupEnd])] == node { groupEnd += 1 }
             defer { groupStart = groupEnd }
             guard groupEnd - groupStart >= 2 else { continue }
-            let group = order[groupStart..<groupEnd].map { vertex -> (way: Int, position: Int) in
+            group.removeAll(keepingCapacity: true)
+            var possibleLegs = 0
+            for vertex in order[groupStart..<groupEnd] {
                 let w = wayIndex(Int(vertex))
-                return (w, Int(vertex) - network.ways[w].start)
+                let position = Int(vertex) - network.ways[w].start
+                group.append((w, position))
+                possibleLegs += (position > 0 ? 1 : 0) + (position + 1 < network.ways[w].count ? 1 : 0)
             }
-            var distinctWays: [Int] = []
+            // Two ways joined end to end are one road continuing, not an intersection: known before any bearing.
+            guard possibleLegs >= 3 else { continue }
+            distinctWays.removeAll(keepingCapacity: true)
             for use in group where !distinctWays.contains(use.way) { distinctWays.append(use.way) }
             guard distinctWays.count >= 2 else { continue } // a way meeting itself is not an intersection
             var legs: [PendingLeg] = []
+            legs.reserveCapacity(possibleLegs)
             var coordinate: Coordinate?
             var cachedWay = -1
             var coords = TravelNetwork.WayCoordinates(lat: network.lat, lon: network.lon, start: 0, count: 0)
