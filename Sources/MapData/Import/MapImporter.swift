@@ -119,7 +119,7 @@ public enum MapImporter {
                     }
                     do {
                         while let batch = try channel.take() {
-                            for row in batch { try writer.write(row) }
+                            try writer.write(batch)
                         }
                     } catch {
                         channel.cancel()

@@ -16,20 +16,24 @@ struct FeatureWriter {
     /// The inserts this writer runs, each made once and kept: GRDB's `cachedStatement(sql:)` hashes the
     /// SQL text on every call, which an import's millions of rows felt (about 2 % of its CPU).
     private final class Statements {
-        enum Kind: Int, CaseIterable { case feature, index, legs, entrance, nodeChunk, edgeChunk, way }
+        enum Kind: Int, CaseIterable { case feature, features, index, legs, entrance, nodeChunk, edgeChunk, way }
         var made: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
     }
 
     private func statement(_ kind: Statements.Kind) throws -> Statement {
         if let made = statements.made[kind.rawValue] { return made }
         let sql: String
-        switch kind {
-        case .feature: sql = """
+        let featureColumns = """
             INSERT INTO features (id, osm_id, key_text, osm_ids, feature_type, feature_value, name, names, tags, tagged,
                 geometry_kind, geometry, lat, lon, category, super_code, road_class,
                 level, layer, is_roundabout, source)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            VALUES
             """
+        let featureValues = "(" + Array(repeating: "?", count: Self.featureColumnCount).joined(separator: ", ") + ")"
+        switch kind {
+        case .feature: sql = featureColumns + " " + featureValues
+        case .features:
+            sql = featureColumns + " " + Array(repeating: featureValues, count: Self.rowsPerInsert).joined(separator: ", ")
         case .index: sql = """
             INSERT INTO feature_index (id, min_lat, max_lat, min_lon, max_lon, cat, ann, rc)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
@@ -131,6 +135,46 @@ struct FeatureWriter {
         return JSONText.integers(ids)
     }
 
+    static let featureColumnCount = 21
+    /// Feature rows written by one insert in ``write(_:)-([PreparedFeature])``: one step for many rows spares
+    /// SQLite's work for each statement run.
+    static let rowsPerInsert = 32
+
+    /// Writes prepared features, ``rowsPerInsert`` to an insert while there are that many left.
+    func write(_ features: [PreparedFeature]) throws {
+        var start = 0
+        if features.count >= Self.rowsPerInsert {
+            let many = try statement(.features)
+            let s = many.sqliteStatement
+            while start + Self.rowsPerInsert <= features.count {
+                sqlite3_reset(s)
+                var code = features.withUnsafeBufferPointer { Self.bindRows($0, from: start, row: 0, andStep: s) }
+                if code == SQLITE_DONE { code = SQLITE_OK }
+                let error = code == SQLITE_OK ? nil : failure(code, many)
+                sqlite3_reset(s)
+                if let error { throw error }
+                for k in start..<(start + Self.rowsPerInsert) { try writeIndex(features[k].index) }
+                start += Self.rowsPerInsert
+            }
+        }
+        for k in start..<features.count { try write(features[k]) }
+    }
+
+    /// Binds rows `row…` of the `rowsPerInsert` from `start`, each inside the call that lends its buffer (they are
+    /// bound in place), and steps once all are bound.
+    private static func bindRows(_ rows: UnsafeBufferPointer<PreparedFeature>, from start: Int, row: Int,
+                                 andStep s: OpaquePointer) -> Int32 {
+        if row == rowsPerInsert { return sqlite3_step(s) }
+        let feature = rows[start + row]
+        let first = Int32(row * featureColumnCount + 1)
+        let code = sqlite3_bind_int64(s, first, feature.id)
+        guard code == SQLITE_OK else { return code }
+        return feature.row.bytes.withUnsafeBytes { raw in
+            let code = RowBuffer.bind(raw, to: s, first: first + 1)
+            return code == SQLITE_OK ? bindRows(rows, from: start, row: row + 1, andStep: s) : code
+        }
+    }
+
     /// Writes a prepared feature's rows. The values are bound straight to SQLite (here and for the
     /// intersections, entrances and walking graph): the import writes millions of rows, and building
     /// GRDB's argument lists cost more than the inserts themselves.
@@ -144,10 +188,14 @@ struct FeatureWriter {
         let error = code == SQLITE_OK ? nil : failure(code, feature)
         sqlite3_reset(s)
         if let error { throw error }
+        try writeIndex(p.index)
+    }
+
+    /// A feature's R-tree entry: to the packer during an import, else straight into the R-tree.
+    private func writeIndex(_ e: IndexEntry) throws {
         if let packer {
-            try packer.append(p.index)
+            try packer.append(e)
         } else {
-            let e = p.index
             try run(statement(.index), [e.id.databaseValue, Double(e.minLat).databaseValue, Double(e.maxLat).databaseValue,
                        Double(e.minLon).databaseValue, Double(e.maxLon).databaseValue, Int(e.category).databaseValue,
                        Int(e.announceable).databaseValue, Int(e.roadClass).databaseValue])

@@ -48,6 +48,14 @@ struct RowBuffer: Sendable {
     /// (SQLITE_STATIC), valid while the step runs; nothing reads them after it.
     func bindAndStep(_ s: OpaquePointer, first: Int32) -> Int32 {
         bytes.withUnsafeBytes { raw -> Int32 in
+            let code = Self.bind(raw, to: s, first: first)
+            return code == SQLITE_OK ? sqlite3_step(s) : code
+        }
+    }
+
+    /// Binds the values in `raw` (a row buffer's bytes, which must stay in place until the statement has run)
+    /// to parameters `first`, `first + 1`… of `s`; returns the first result code that is not SQLITE_OK, or SQLITE_OK.
+    static func bind(_ raw: UnsafeRawBufferPointer, to s: OpaquePointer, first: Int32) -> Int32 {
             var offset = 0
             var index = first
             while offset < raw.count {
@@ -79,7 +87,6 @@ struct RowBuffer: Sendable {
                 guard code == SQLITE_OK else { return code }
                 index += 1
             }
-            return sqlite3_step(s)
-        }
+            return SQLITE_OK
     }
 }
