@@ -32,12 +32,14 @@ final class NetworkWorkers: Sendable {
         var walkEdges = 0
     }
 
-    /// `capacity` batches of `batchSize` intersections, or of one chunk of `chunkSize` nodes or edges, may
-    /// wait for the writer on each channel (the tests make them small to see the threads stopped while they wait).
+    /// `capacity` batches of `batchSize` intersections, and `graphCapacity` chunks of `chunkSize` nodes or edges,
+    /// may wait for the writer (the tests make them small to see the threads stopped while they wait). The graph's
+    /// chunks are small (8 MB in all at 100 × Helsinki): the thread may build the whole graph while the writer
+    /// writes the ways, rather than stop after a few chunks and leave the writer waiting for the rest.
     init(network: TravelNetwork, nodeFlags: [Int64: NodeFlags], capacity: Int = 8, batchSize: Int = 512,
-         chunkSize: Int = WalkGraphBlob.chunkSize) {
+         graphCapacity: Int = 1_024, chunkSize: Int = WalkGraphBlob.chunkSize) {
         intersections = BatchChannel(capacity: capacity)
-        graph = BatchChannel(capacity: capacity)
+        graph = BatchChannel(capacity: graphCapacity)
         let results = results, group = group, intersections = intersections, graph = graph
         group.enter()
         Thread.detachNewThread {
