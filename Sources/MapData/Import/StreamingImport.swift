@@ -531,9 +531,16 @@ final class StreamingImport {
         // The roads of the legs are known now, and every walkable way has a walking-graph edge: their names and
         // highways are written while the network's thread builds the graph.
         let legWays = workers.intersectionWays()
+        var ways: [(id: Int64, name: String?, highway: String)] = []
+        ways.reserveCapacity(FeatureWriter.waysPerInsert)
         for way in network.ways where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
-            try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
+            ways.append((way.wayID, network.string(way.name), network.string(way.highway) ?? ""))
+            if ways.count == FeatureWriter.waysPerInsert {
+                try writer.insertWays(ways)
+                ways.removeAll(keepingCapacity: true)
+            }
         }
+        try writer.insertWays(ways)
         progress?(MapImportProgress(phase: .building, fraction: 0.5))
         while let batch = try workers.graph.take() {
             for chunk in batch { try writer.insertWalkChunk(chunk) }

@@ -16,7 +16,7 @@ struct FeatureWriter {
     /// The inserts this writer runs, each made once and kept: GRDB's `cachedStatement(sql:)` hashes the
     /// SQL text on every call, which an import's millions of rows felt (about 2 % of its CPU).
     private final class Statements {
-        enum Kind: Int, CaseIterable { case feature, features, index, legs, entrance, nodeChunk, edgeChunk, way }
+        enum Kind: Int, CaseIterable { case feature, features, index, legs, entrance, nodeChunk, edgeChunk, way, ways }
         var made: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
     }
 
@@ -46,6 +46,9 @@ struct FeatureWriter {
         case .nodeChunk: sql = "INSERT INTO walk_node_chunks (count, data) VALUES (?, ?)"
         case .edgeChunk: sql = "INSERT INTO walk_edge_chunks (first_id, count, data) VALUES (?, ?, ?)"
         case .way: sql = "INSERT OR REPLACE INTO ways (id, name, highway) VALUES (?, ?, ?)"
+        case .ways:
+            sql = "INSERT OR REPLACE INTO ways (id, name, highway) VALUES "
+                + Array(repeating: "(?, ?, ?)", count: Self.waysPerInsert).joined(separator: ", ")
         }
         let made = try db.makeStatement(sql: sql)
         statements.made[kind.rawValue] = made
@@ -378,6 +381,33 @@ struct FeatureWriter {
     func insertWay(id: Int64, name: String?, highway: String) throws {
         try run(statement(.way),
                 [id.databaseValue, name.databaseValue, highway.databaseValue])
+    }
+
+    static let waysPerInsert = 100
+
+    /// Writes ways as ``insertWay(id:name:highway:)`` does, ``waysPerInsert`` to an insert while there are that many.
+    func insertWays(_ ways: [(id: Int64, name: String?, highway: String)]) throws {
+        var start = 0
+        if ways.count >= Self.waysPerInsert {
+            let many = try statement(.ways)
+            while start + Self.waysPerInsert <= ways.count {
+                let first = start
+                try many.bindAndStep(in: db) { s in
+                    var code = SQLITE_OK
+                    for k in 0..<Self.waysPerInsert where code == SQLITE_OK {
+                        let way = ways[first + k], p = Int32(k * 3)
+                        code = sqlite3_bind_int64(s, p + 1, way.id)
+                        if code == SQLITE_OK {
+                            code = way.name.map { sqlite3_bind_text(s, p + 2, $0, -1, Self.transient) } ?? sqlite3_bind_null(s, p + 2)
+                        }
+                        if code == SQLITE_OK { code = sqlite3_bind_text(s, p + 3, way.highway, -1, Self.transient) }
+                    }
+                    return code
+                }
+                start += Self.waysPerInsert
+            }
+        }
+        for way in ways[start...] { try insertWay(id: way.id, name: way.name, highway: way.highway) }
     }
 
     func setMetadata(_ values: [String: String]) throws {
