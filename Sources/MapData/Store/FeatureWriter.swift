@@ -205,57 +205,26 @@ struct FeatureWriter {
         }
     }
 
-    /// Binds `values` (after `id`, when there is one, as the first parameter) and steps the insert.
-    private func run(_ statement: Statement, id: Int64? = nil, _ values: [DatabaseValue]) throws {
+    /// Binds `values` and steps the insert (the rows other than features': fewer, so SQLite copies their texts).
+    private func run(_ statement: Statement, _ values: [DatabaseValue]) throws {
         let s = statement.sqliteStatement
         sqlite3_reset(s)
-        var first: Int32 = 1
-        if let id {
-            let code = sqlite3_bind_int64(s, 1, id)
+        for (i, value) in values.enumerated() {
+            let index = Int32(i + 1)
+            let code: Int32
+            switch value.storage {
+            case .null: code = sqlite3_bind_null(s, index)
+            case .int64(let v): code = sqlite3_bind_int64(s, index, v)
+            case .double(let v): code = sqlite3_bind_double(s, index, v)
+            case .string(let v): code = sqlite3_bind_text(s, index, v, -1, Self.transient)
+            case .blob(let v): code = Self.bind(v, to: s, at: index)
+            }
             guard code == SQLITE_OK else { throw failure(code, statement) }
-            first = 2
         }
-        var code = values.withUnsafeBufferPointer { Self.bindAndStep(s, $0, from: 0, firstParameter: first) }
-        if code == SQLITE_DONE { code = SQLITE_OK }
-        let error = code == SQLITE_OK ? nil : failure(code, statement)
-        // The texts and blobs were bound in place, so their pointers are stale from here on: SQLite never reads a
-        // binding after the step, and every use of these statements binds all their parameters before stepping.
+        let code = sqlite3_step(s)
+        let error = code == SQLITE_DONE ? nil : failure(code, statement)
         sqlite3_reset(s)
         if let error { throw error }
-    }
-
-    /// Binds `values[i...]` and then steps, returning the first code that is not SQLITE_OK. Texts and blobs are
-    /// bound in place (SQLITE_STATIC) inside the calls that lend their bytes, which is why it recurses: SQLite's
-    /// copy of each (a malloc, a copy and a free, with its allocator's lock) was a tenth of the import's writing.
-    private static func bindAndStep(_ s: OpaquePointer, _ values: UnsafeBufferPointer<DatabaseValue>, from i: Int,
-                                    firstParameter: Int32) -> Int32 {
-        if i == values.count { return sqlite3_step(s) }
-        let index = firstParameter + Int32(i)
-        let code: Int32
-        switch values[i].storage {
-        case .null: code = sqlite3_bind_null(s, index)
-        case .int64(let v): code = sqlite3_bind_int64(s, index, v)
-        case .double(let v): code = sqlite3_bind_double(s, index, v)
-        case .string(var v):
-            if v.isEmpty {
-                code = sqlite3_bind_text(s, index, "", 0, transient)
-            } else {
-                return v.withUTF8 { text in
-                    let code = sqlite3_bind_text(s, index, text.baseAddress, Int32(text.count), nil)
-                    return code == SQLITE_OK ? bindAndStep(s, values, from: i + 1, firstParameter: firstParameter) : code
-                }
-            }
-        case .blob(let v):
-            if v.isEmpty {
-                code = sqlite3_bind_zeroblob(s, index, 0)
-            } else {
-                return v.withUnsafeBytes { bytes in
-                    let code = sqlite3_bind_blob(s, index, bytes.baseAddress, Int32(bytes.count), nil)
-                    return code == SQLITE_OK ? bindAndStep(s, values, from: i + 1, firstParameter: firstParameter) : code
-                }
-            }
-        }
-        return code == SQLITE_OK ? bindAndStep(s, values, from: i + 1, firstParameter: firstParameter) : code
     }
 
     private func failure(_ code: Int32, _ statement: Statement) -> DatabaseError {
