@@ -379,7 +379,10 @@ enum NetworkBuilder {
             groupStart = end
         }
         var isVertex = VertexBits(count: nodeIDs.count)
-        for way in network.ways where isWalkable(way) {
+        network.releasePages()
+        for (n, way) in network.ways.enumerated() where isWalkable(way) {
+            // The mapped pages are let go as they are passed (read whole, they were the end's peak).
+            if n % 65_536 == 65_535 { network.releasePages() }
             let ids = network.nodeIDs[way.start..<(way.start + way.count)]
             let coords = network.coordinates(of: way)
             let wayCrossing = way.flags.contains(.crossing)

@@ -533,7 +533,9 @@ final class StreamingImport {
         let legWays = workers.intersectionWays()
         var ways: [(id: Int64, name: String?, highway: String)] = []
         ways.reserveCapacity(FeatureWriter.waysPerInsert)
-        for way in network.ways where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
+        for (i, way) in network.ways.enumerated() where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
+            // The network's pages are let go as they are passed, as its own thread does (they were the end's peak).
+            if i % 65_536 == 65_535 { network.releasePages() }
             ways.append((way.wayID, network.string(way.name), network.string(way.highway) ?? ""))
             if ways.count == FeatureWriter.waysPerInsert {
                 try writer.insertWays(ways)
