@@ -58,6 +58,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Seconds of load per tiles figure.")
     var tileSeconds: Int = 5
 
+    @Option(help: "Copies of the extract the tiles figures serve (the same tiled file as the import figures; 1 serves the extract itself).")
+    var tileScale: Int = 100
+
     @Option(help: "Add the fuzzers' results (the TSV `make fuzz` writes) to the table.")
     var fuzzResults: String?
 
@@ -94,8 +97,9 @@ struct BenchCommand: AsyncParsableCommand {
             figures += try ImportBench.run(source: pbfPath, scales: scales, workDir: work, cache: environment.cacheDirectory + "/bench", runs: max(1, importRuns))
         }
         if only == nil || only == "tiles" {
-            printError("bench: tile server at 1, 8 and 32 clients, SQLite and PostGIS…")
-            figures += try await TileBench.run(pbf: pbfPath, workDir: work, postgres: postgres, seconds: tileSeconds)
+            printError("bench: tile server at 1, 8 and 32 clients, SQLite and PostGIS, on the \(max(1, tileScale))× extract…")
+            let tilePBF = try ImportBench.tiledExtract(source: pbfPath, copies: max(1, tileScale), cache: environment.cacheDirectory + "/bench")
+            figures += try await TileBench.run(pbf: tilePBF, workDir: work, postgres: postgres, seconds: tileSeconds)
         }
         if only == "import" || only == "tiles" {
             print(BenchTable.render(figures))

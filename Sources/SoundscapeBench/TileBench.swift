@@ -83,7 +83,8 @@ enum TileBench {
     /// Runs wrk and reads its requests per second, 99th percentile and non-2xx/3xx or socket errors.
     static func wrk(port: Int, connections: Int, seconds: Int, script: String) throws -> Load {
         let threads = min(connections, 2)
-        let output = try runTool(["wrk", "-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--latency", "-s", script,
+        // A 30 s timeout (wrk's default is 2 s): a slow answer counts in the latency, and only a real failure as one.
+        let output = try runTool(["wrk", "-t\(threads)", "-c\(connections)", "-d\(seconds)s", "--timeout", "30s", "--latency", "-s", script,
                                   "http://127.0.0.1:\(port)"])
         var load = Load(requestsPerSecond: 0, p99Milliseconds: 0, errors: 0)
         for line in output.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) {

@@ -86,6 +86,8 @@ public final class PostGISTileSource: TileSource, Sendable {
             }
         } catch let error as TileSourceError {
             throw TileSourceError("\(name): \(error.description)")
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw TileSourceError("\(name): \(Self.explain(error))")
         }

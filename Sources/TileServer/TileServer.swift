@@ -72,6 +72,10 @@ public struct TileServer: Sendable {
         let body: Data
         do {
             body = try await source.geoJSON(for: tile)
+        } catch is CancellationError {
+            // The server is stopping (or the client went away): not the map's fault, so not logged as an error.
+            logger.debug("tile 16/\(xi)/\(yi): cancelled")
+            return text(.serviceUnavailable, "tile 16/\(xi)/\(yi): the server is stopping")
         } catch {
             logger.error("tile 16/\(xi)/\(yi): \(error)")
             return text(.serviceUnavailable, "tile 16/\(xi)/\(yi): \(error)")

@@ -44,6 +44,8 @@ public final class SQLiteTileSource: TileSource {
         let i = next.wrappingAdd(1, ordering: .relaxed).oldValue
         do {
             return try await TileGeoJSON.render(tile: tile, queue: queues[abs(i % queues.count)])
+        } catch let error as CancellationError {
+            throw error
         } catch {
             throw TileSourceError("\(name): \(error)")
         }

@@ -115,7 +115,8 @@ final class RTreePacker {
 
         let insertNode = try db.makeStatement(sql: "INSERT INTO \"\(table)_node\" (nodeno, data) VALUES (?, ?)")
         let insertParent = try db.makeStatement(sql: "INSERT INTO \"\(table)_parent\" (nodeno, parentnode) VALUES (?, ?)")
-        let insertRowid = try db.makeStatement(sql: "INSERT INTO \"\(table)_rowid\" (rowid, nodeno, a0, a1, a2) VALUES (?, ?, ?, ?, ?)")
+        let insertRowid = try db.makeStatement(sql: Self.rowidInsert(table: table, rows: 1))
+        let insertRowids = try db.makeStatement(sql: Self.rowidInsert(table: table, rows: Self.rowidsPerInsert))
         var blob = [UInt8](repeating: 0, count: nodeSize)
         var nextNumber: Int64 = 2
 
@@ -155,7 +156,7 @@ final class RTreePacker {
         var depth = 0
         if all.count <= capacity {
             _ = try writeNode(number: 1, depth: 0, cells: all.map { ($0.id, $0.minLat, $0.maxLat, $0.minLon, $0.maxLon) })
-            try writeRowids(all, leaf: { _ in 1 }, statement: insertRowid, db: db)
+            try writeRowids(all, leaf: { _ in 1 }, one: insertRowid, many: insertRowids, db: db)
             return
         }
         level = []
@@ -179,7 +180,7 @@ final class RTreePacker {
                 return (e.id, e.minLat, e.maxLat, e.minLon, e.maxLon)
             }))
         }
-        try writeRowids(all, leaf: { Int64(leafOf[$0]) }, statement: insertRowid, db: db)
+        try writeRowids(all, leaf: { Int64(leafOf[$0]) }, one: insertRowid, many: insertRowids, db: db)
         leafOf = []
         entries.releasePages()
         // The levels above, up to a root that holds at most `capacity` children.
@@ -250,13 +251,21 @@ final class RTreePacker {
         return (order, groups)
     }
 
-    private func writeRowids(_ all: UnsafeBufferPointer<IndexEntry>, leaf: (Int) -> Int64, statement: Statement, db: Database) throws {
-        // Most rows go `perStatement` to one insert: one step for many rows spares SQLite's work for each
-        // statement run, which was most of writing the rowid table's million rows at 100 × Helsinki.
-        let perStatement = 200
-        let many = try db.makeStatement(sql: statement.sql.replacingOccurrences(
-            of: "VALUES (?, ?, ?, ?, ?)",
-            with: "VALUES " + Array(repeating: "(?, ?, ?, ?, ?)", count: perStatement).joined(separator: ", ")))
+    /// Rows of the R-tree's rowid table written by one insert (see ``writeRowids(_:leaf:one:many:db:)``).
+    static let rowidsPerInsert = 200
+
+    /// An insert of `rows` rows (rowid, leaf node, the three auxiliary columns) into `table`'s rowid table.
+    static func rowidInsert(table: String, rows: Int) -> String {
+        "INSERT INTO \"\(table)_rowid\" (rowid, nodeno, a0, a1, a2) VALUES "
+            + Array(repeating: "(?, ?, ?, ?, ?)", count: rows).joined(separator: ", ")
+    }
+
+    /// Writes each entry's rowid row: `many` takes ``rowidsPerInsert`` rows a step, `one` the rest.
+    private func writeRowids(_ all: UnsafeBufferPointer<IndexEntry>, leaf: (Int) -> Int64,
+                             one statement: Statement, many: Statement, db: Database) throws {
+        // Most rows go many to one insert: one step for many rows spares SQLite's work for each statement
+        // run, which was most of writing the rowid table's million rows at 100 × Helsinki.
+        let perStatement = Self.rowidsPerInsert
         var i = 0
         while i + perStatement <= all.count {
             if i / 262_144 != (i + perStatement) / 262_144 { entries.releasePages() }
