@@ -12,7 +12,7 @@ extern "C" {
 #endif
 
 /* Raised whenever a function's meaning or signature changes; the program refuses a library of another version. */
-#define SSW_API_VERSION 4
+#define SSW_API_VERSION 5
 
 /* Results of ssw_transcribe. */
 #define SSW_OK 0
@@ -53,6 +53,19 @@ int ssw_transcribe(ssw_model *model, const float *samples, int sample_count, con
 int ssw_score(ssw_model *model, const char *const *texts, int count, int flags, int time_limit_ms, double *scores,
               double *end_scores, int *token_counts, char *error, size_t error_size);
 
+/* Sets the sentences ssw_search chooses among (written as transcripts are, each with a leading space), tokenized once
+ * here into a trie; they stay until the next call. Returns SSW_OK, or SSW_ERROR with a sentence in `error`. */
+int ssw_set_sentences(ssw_model *model, const char *const *texts, int count, char *error, size_t error_size);
+
+/* Finds, for the utterance of the last successful ssw_transcribe and after the same prompt, the sentences of the set
+ * Whisper finds likeliest: a beam search over the set's token trie that keeps `beam` unfinished sentences a step and
+ * drops any that falls below the n_best-th finished one. Writes up to n_best sentences, best first: their indices in
+ * the set, their scores (as ssw_score gives them: the log probabilities of the tokens and the end of the text), the
+ * end of the text's part (may be NULL) and token counts (may be NULL); *found (may be NULL) says how many. It asks the model which sentence of the grammar was
+ * said, where a free transcript of a crowd may hold none of them. One call at a time per model. */
+int ssw_search(ssw_model *model, int beam, int n_best, int time_limit_ms, int *indices, double *scores,
+               double *end_scores, int *token_counts, int *found, char *error, size_t error_size);
+
 /* Sets the threads the next ssw_transcribe and ssw_score compute on (at least 1): the caller chooses them before each
  * utterance by how busy the machine is. */
 void ssw_set_threads(ssw_model *model, int threads);
@@ -70,6 +83,8 @@ typedef void (*ssw_describe_fn)(const ssw_model *, char *, size_t);
 typedef int (*ssw_transcribe_fn)(ssw_model *, const float *, int, const char *, int, int, int, char *, size_t,
                                  double *, char *, size_t);
 typedef int (*ssw_score_fn)(ssw_model *, const char *const *, int, int, int, double *, double *, int *, char *, size_t);
+typedef int (*ssw_set_sentences_fn)(ssw_model *, const char *const *, int, char *, size_t);
+typedef int (*ssw_search_fn)(ssw_model *, int, int, int, int *, double *, double *, int *, int *, char *, size_t);
 typedef void (*ssw_set_threads_fn)(ssw_model *, int);
 typedef void (*ssw_release_fn)(ssw_model *);
 typedef void (*ssw_close_fn)(ssw_model *);

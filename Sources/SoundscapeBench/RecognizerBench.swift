@@ -260,11 +260,15 @@ enum RecognizerBench {
                 let gap = scores.flatMap { s in s.first.map { String(format: "%.2f", s.gap($0)) } } ?? "-"
                 let mean = scores.flatMap { s in s.first.map { String(format: "%.2f", $0.wordsMean) } } ?? "-"
                 let frame = scores.flatMap { s in s.frame.map { String(format: "%.2f", $0.wordsMean) } } ?? "-"
+                let choice = scores?.choice
+                let choiceGap = scores.flatMap { s in s.choice.map { String(format: "%.2f", s.gap($0.sentence)) } } ?? "-"
                 let margin = scores.flatMap { s in s.first.map { SentenceScores.margin($0, over: s.firstOpposites) } }
                     .map { $0.isFinite ? String(format: "%.1f", $0) : "inf" } ?? "-"
                 printError("bench-asr-row\t\(v.label)\t\(condition.label)\t\(text)\t\(expected?.intent ?? "-")\t\(taken?.intent ?? "-")\t\(outcome?.rawValue ?? "-")\t\(alone?.intent ?? "-")\t\(Int(latency))"
                            + "\t\(first.text)\t\(snap.map { $0.heard.joined(separator: " ") } ?? "-")\t\(snap.map { String(format: "%.2f", $0.distance) } ?? "-")"
-                           + "\t\(gap)\t\(margin)\t\(mean)\t\(frame)")
+                           + "\t\(gap)\t\(margin)\t\(mean)\t\(frame)"
+                           + "\t\(choice.map { $0.command.intent } ?? "-")\t\(choice.map { String(format: "%.1f", $0.margin) } ?? "-")"
+                           + "\t\(choiceGap)")
                 done += 1
                 if done % 50 == 0 {
                     printError("bench: \(done)/\(total) utterances, \(Int((ContinuousClock.now - started).milliseconds / 1000)) s")
@@ -283,6 +287,18 @@ enum RecognizerBench {
                                   100 * Double(twoThreads) / Double(max(1, asked)), "%"))
         let whisperTimes = Percentiles(outcomes.compactMap(\.transcriberMilliseconds))
         result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") Whisper transcription p50", whisperTimes.at(50), "ms"))
+        // How often Whisper's likeliest sentence of the whole grammar is the command said, decisive or not: what its
+        // choice could give the decision at most.
+        for synth in BenchVoice.Synthesizer.allCases {
+            for condition in conditions {
+                let cmds = outcomes.filter { $0.voice.synthesizer == synth && $0.condition == condition && $0.expected != nil }
+                let chosen = cmds.filter { $0.scores?.choice != nil }
+                guard !chosen.isEmpty else { continue }
+                let right = chosen.filter { same($0.expected, $0.scores?.choice?.command) }.count
+                result.append(BenchFigure("\(options.quick ? "ASR2 quick" : "ASR2") \(synth.rawValue) Whisper's likeliest sentence of the grammar is the command, \(condition.label)",
+                                          100 * Double(right) / Double(cmds.count), "%"))
+            }
+        }
         if second.secondOpinion != nil { result += fit(outcomes, conditions: conditions, quick: options.quick) }
         return result
     }
@@ -323,6 +339,7 @@ enum RecognizerBench {
             (\.scoreGap, [0.5, 1, 1.5, 2, 2.5]), (\.oppositeMargin, [1, 2, 3, 4]), (\.scoreFloor, [-2, -2.5, -3, -4, -100]),
             (\.scoreVeto, [1.5, 2, 3, 4, 100]), (\.frameFloor, [-100, -5, -4, -3, -2.5, -2, -1.5]),
             (\.decisiveMargin, [1_000, 8, 10, 12, 15, 20]),
+            (\.choiceMargin, [1_000, 0.5, 1, 2, 3, 5]), (\.choiceGap, [0.5, 1, 1.5, 2, 3, 100]),
         ]
         for _ in 0..<4 {
             var changed = false
@@ -339,7 +356,7 @@ enum RecognizerBench {
         }
         let tag = quick ? "ASR2 quick" : "ASR2"
         printError("bench: thresholds fitted on espeak-ng: outOfGrammar \(best.outOfGrammar), strongSnap \(best.strongSnap), strongConfidence \(best.strongConfidence), "
-                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto), frameFloor \(best.frameFloor), decisiveMargin \(best.decisiveMargin) (score \(Int(bestScore)), shipped \(Int(shipped)))")
+                   + "sureTranscript \(best.sureTranscript), looseAgreement \(best.looseAgreement), scoreGap \(best.scoreGap), oppositeMargin \(best.oppositeMargin), scoreFloor \(best.scoreFloor), scoreVeto \(best.scoreVeto), frameFloor \(best.frameFloor), decisiveMargin \(best.decisiveMargin), choiceMargin \(best.choiceMargin), choiceGap \(best.choiceGap) (score \(Int(bestScore)), shipped \(Int(shipped)))")
         var figures: [BenchFigure] = []
         func pct(_ n: Int, _ d: Int) -> Double { d == 0 ? .nan : 100 * Double(n) / Double(d) }
         for synth in BenchVoice.Synthesizer.allCases where synth != .espeak {

@@ -351,4 +351,50 @@ struct RecognizerDecisionTests {
         let other = transcript(["save", "that", "place", "as", "the", "dentist"])
         #expect(RecognizerDecision.decide(first: first, second: other, transcriptLogProbability: -0.3).command == nil)
     }
+
+    /// In a crowd both recognizers' own words may be another talker's, while the sentence of the grammar Whisper finds
+    /// likeliest is still the one said: that choice, when decisive, is taken, but never for a command that undoes
+    /// another on Whisper's word alone, and not for a sentence far less likely than Whisper's own transcript.
+    @Test func whispersDecisiveChoiceAmongTheGrammarsSentencesSettlesACrowdedUtterance() {
+        var thresholds = DecisionThresholds.standard
+        thresholds.choiceMargin = 2
+        thresholds.choiceGap = 1.5
+        let far = Snap(heard: ["i'm", "not", "going"], sentence: [], command: nil, distance: 1, wordDistance: 1)
+        func scores(_ choice: GrammarChoice) -> SentenceScores {
+            SentenceScores(transcript: Self.scored("I'm not going to be afraid of it.", -9, tokens: 10),
+                           first: Self.scored("Help.", -14, tokens: 3), choice: choice)
+        }
+        let around = GrammarChoice(command: Self.command("around_me"), sentence: Self.scored("What's around me?", -7, tokens: 5),
+                                   rival: Self.scored("Where am I?", -10, tokens: 5))
+        let taken = RecognizerDecision.decide(first: Self.first("help", confidence: 0.7), second: far, transcriptLogProbability: -1.2,
+                                              scores: scores(around), thresholds: thresholds)
+        #expect(taken.outcome == .secondRecognizer && taken.command?.intent == "around_me", "\(taken)")
+        // Not by a smaller margin over the rival, nor when the rule is off.
+        var close = around
+        close.rival = Self.scored("Where am I?", -8, tokens: 5)
+        #expect(RecognizerDecision.decide(first: Self.first("help", confidence: 0.7), second: far, transcriptLogProbability: -1.2,
+                                          scores: scores(close), thresholds: thresholds).command?.intent != "around_me")
+        var off = thresholds
+        off.choiceMargin = 1_000
+        #expect(RecognizerDecision.decide(first: Self.first("help", confidence: 0.7), second: far, transcriptLogProbability: -1.2,
+                                          scores: scores(around), thresholds: off).command?.intent != "around_me")
+        // Not when the sentence is far less likely per token than the transcript (ordinary speech, clearly heard).
+        var unlikely = around
+        unlikely.sentence = Self.scored("What's around me?", -20, tokens: 5)
+        unlikely.rival = Self.scored("Where am I?", -25, tokens: 5)
+        #expect(RecognizerDecision.decide(first: Self.first("help", confidence: 0.7), second: far, transcriptLogProbability: -1.2,
+                                          scores: scores(unlikely), thresholds: thresholds).command?.intent != "around_me")
+        // A command that undoes another is not taken on Whisper's choice alone.
+        let off2 = GrammarChoice(command: Self.command("callouts_off"), sentence: Self.scored("Callouts off.", -6, tokens: 5),
+                                 rival: Self.scored("Callouts on.", -12, tokens: 4))
+        let refused = RecognizerDecision.decide(first: Self.first("help", confidence: 0.7), second: far, transcriptLogProbability: -1.2,
+                                                scores: scores(off2), thresholds: thresholds)
+        #expect(refused.command?.intent != "callouts_off", "\(refused)")
+        // The same command as PocketSphinx's is taken although the transcript matched nothing.
+        let agreed = RecognizerDecision.decide(first: Self.first("around_me", confidence: 0.7), second: far, transcriptLogProbability: -0.3,
+                                               scores: SentenceScores(transcript: Self.scored("I'm not going to be afraid of it.", -9, tokens: 10),
+                                                                      first: Self.scored("What's around me?", -7, tokens: 5), choice: around),
+                                               thresholds: thresholds)
+        #expect(agreed.outcome == .agreed && agreed.command?.intent == "around_me", "\(agreed)")
+    }
 }

@@ -130,6 +130,30 @@ struct WhisperTranscriberTests {
         #expect(Set(a.scored.map { Int($0.logProbability) }).count > 1, "\(a.scored)")
     }
 
+    /// The search of a set of sentences finds the one said, with the score that sentence gets when scored alone, and
+    /// says why when no set was given.
+    @Test func theSearchFindsTheSentenceSaidWithItsOwnScore() throws {
+        let whisper = try WhisperTranscriber(library: Self.libraryPath, model: Self.modelPath,
+                                             configuration: .init(threads: 1, timeLimit: .seconds(60)))
+        let audio = try Self.samples("what's around me")
+        let prompt = "Callouts off. Where am I? Take me to Kauppatori, Stockmann or Ateneum."
+        let none = try whisper.transcribe(audio, prompt: prompt, searching: 3) { _ in [] }
+        #expect(none.searched.isEmpty && none.searchProblem?.contains("no sentences") == true, "\(String(describing: none.searchProblem))")
+        let sentences = ["Callouts on.", "Callouts off.", "Where am I?", "What's ahead?", "What's around me?", "Around me.",
+                         "Mute the beacon.", "Repeat.", "Help.", "Set beacon on Kauppatori.", "Nearby markers."]
+        try whisper.setSentences(sentences)
+        let t = try whisper.transcribe(audio, prompt: prompt, searching: 3) { _ in ["What's around me?", "Where am I?"] }
+        #expect(t.searchProblem == nil && t.scoringProblem == nil)
+        #expect(t.searched.count == 3, "\(t.searched)")
+        #expect(t.searched.first?.scored.text == "What's around me?" && t.searched.first?.index == 4, "\(t.searched)")
+        #expect(zip(t.searched, t.searched.dropFirst()).allSatisfy { $0.scored.logProbability >= $1.scored.logProbability })
+        #expect(Set(t.searched.map(\.index)).count == 3)
+        if let best = t.searched.first, let alone = t.scored.first {
+            #expect(abs(best.scored.logProbability - alone.logProbability) < 0.05 && best.scored.tokens == alone.tokens, "\(best) against \(alone)")
+            #expect(abs(best.scored.endLogProbability - alone.endLogProbability) < 0.05)
+        }
+    }
+
     /// A decode past its time limit is stopped with a typed error, and the next one works.
     @Test func aTranscriptionPastItsLimitStopsAndTheNextWorks() throws {
         let loaded = try Self.shared.get()

@@ -20,8 +20,18 @@
 #include <mutex>
 #include <stdexcept>
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <vector>
+
+// A node of the token trie of the sentences ssw_search chooses among: the token that leads to it, its children, and
+// the sentences (indices into the set) that end here.
+struct ssw_trie_node {
+    whisper_token token = -1;
+    int parent = -1;
+    std::vector<std::pair<whisper_token, int>> children;
+    std::vector<int> ends;
+};
 
 struct ssw_model {
     whisper_context *context;
@@ -36,6 +46,9 @@ struct ssw_model {
     // Whether `state`'s self-attention cache still holds `prefix` at positions 0..prefix.size()-1 for sequence 0,
     // as whisper_full left it; ssw_score then decodes only the prefix's last token again for its logits.
     bool prefix_cached = false;
+    // The sentences of ssw_set_sentences as a token trie (node 0 is the root), and each sentence's token count.
+    std::vector<ssw_trie_node> trie;
+    std::vector<int> sentence_tokens;
 };
 
 namespace {
@@ -417,6 +430,162 @@ extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, 
         put(error, error_size, "whisper.cpp failed while scoring: %s", e.what());
     } catch (...) {
         put(error, error_size, "whisper.cpp failed while scoring (an unknown C++ exception)");
+    }
+    return SSW_ERROR;
+}
+
+extern "C" int ssw_set_sentences(ssw_model *model, const char *const *texts, int count, char *error, size_t error_size) {
+    if (model == nullptr || (texts == nullptr && count > 0) || count < 0) {
+        put(error, error_size, "no model or no sentences");
+        return SSW_ERROR;
+    }
+    try {
+        const whisper_token eot = whisper_token_eot(model->context);
+        std::vector<ssw_trie_node> trie(1);
+        std::vector<int> lengths(count, 0);
+        for (int c = 0; c < count; ++c) {
+            int node = 0;
+            for (const whisper_token token : tokenize(model->context, texts[c] ? texts[c] : "")) {
+                if (token >= eot) continue;
+                int next = -1;
+                for (const auto &child : trie[node].children) if (child.first == token) { next = child.second; break; }
+                if (next < 0) {
+                    next = (int) trie.size();
+                    trie.push_back(ssw_trie_node{token, node, {}, {}});
+                    trie[node].children.emplace_back(token, next);
+                }
+                node = next;
+                ++lengths[c];
+            }
+            trie[node].ends.push_back(c);
+        }
+        model->trie = std::move(trie);
+        model->sentence_tokens = std::move(lengths);
+        return SSW_OK;
+    } catch (const std::exception &e) {
+        put(error, error_size, "could not take the sentences: %s", e.what());
+    } catch (...) {
+        put(error, error_size, "could not take the sentences (an unknown C++ exception)");
+    }
+    return SSW_ERROR;
+}
+
+extern "C" int ssw_search(ssw_model *model, int beam, int n_best, int time_limit_ms, int *indices, double *scores,
+                          double *end_scores, int *token_counts, int *found, char *error, size_t error_size) {
+    if (found) *found = 0;
+    if (model == nullptr || indices == nullptr || scores == nullptr || n_best < 1 || beam < 1) {
+        put(error, error_size, "nothing to search (no model, no room for an answer, or a beam of %d)", beam);
+        return SSW_ERROR;
+    }
+    if (model->state == nullptr || !model->encoded) {
+        put(error, error_size, "no utterance to search against: ssw_transcribe must come first");
+        return SSW_ERROR;
+    }
+    if (model->trie.size() < 2) {
+        put(error, error_size, "no sentences to search among: ssw_set_sentences must come first");
+        return SSW_ERROR;
+    }
+    try {
+        whisper_context *context = model->context;
+        whisper_state *state = model->state;
+        const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
+        const whisper_token eot = whisper_token_eot(context);
+        const int vocabulary = whisper_n_vocab(context);
+        const std::vector<whisper_token> &prefix = model->prefix;
+        const int n_prefix = (int) prefix.size();
+        const std::vector<ssw_trie_node> &trie = model->trie;
+        last_log_error.clear();
+        auto decode = [&](const whisper_token *tokens, int n, int past) {
+            if (whisper_decode_with_state(context, state, tokens, n, past, model->threads) != 0)
+                throw std::runtime_error(last_log_error.empty() ? "the decoder failed" : last_log_error);
+            // whisper.cpp copies out the last row of a batch only.
+            return whisper_get_logits_from_state(state) + (size_t) (n - 1) * vocabulary;
+        };
+        // The distribution after the prompt, from the cache the transcription left (as ssw_score does).
+        std::vector<float> root_row;
+        if (model->prefix_cached) {
+            const float *row = decode(prefix.data() + n_prefix - 1, 1, n_prefix - 1);
+            root_row.assign(row, row + vocabulary);
+        } else {
+            const float *row = decode(prefix.data(), n_prefix, 0);
+            model->prefix_cached = true;
+            root_row.assign(row, row + vocabulary);
+        }
+        // The path of tokens now in the cache after the prefix, so that a hypothesis sharing its start decodes only
+        // the rest.
+        std::vector<whisper_token> cached;
+        auto path_of = [&](int node) {
+            std::vector<whisper_token> path;
+            for (int n = node; n > 0; n = trie[n].parent) path.push_back(trie[n].token);
+            std::reverse(path.begin(), path.end());
+            return path;
+        };
+        std::vector<double> log_probs(eot + 1);
+        // Log probabilities of the text tokens and the end of text in one row.
+        auto normalise = [&](const float *row) {
+            float top = -INFINITY;
+            for (whisper_token i = 0; i <= eot; ++i) top = std::max(top, row[i]);
+            double sum = 0;
+            for (whisper_token i = 0; i <= eot; ++i) sum += std::exp((double) row[i] - top);
+            const double base = (double) top + std::log(sum);
+            for (whisper_token i = 0; i <= eot; ++i) log_probs[i] = (double) row[i] - base;
+        };
+        struct hypothesis { int node; double score; };
+        std::vector<hypothesis> live{{0, 0.0}};
+        struct finished { double score; double end; int sentence; };
+        std::vector<finished> done;
+        auto worst_kept = [&]() {
+            if ((int) done.size() < n_best) return -(double) INFINITY;
+            std::vector<double> s;
+            for (const auto &d : done) s.push_back(d.score);
+            std::nth_element(s.begin(), s.begin() + (n_best - 1), s.end(), std::greater<double>());
+            return s[n_best - 1];
+        };
+        while (!live.empty()) {
+            std::vector<hypothesis> next;
+            for (const hypothesis &h : live) {
+                if (time_limit_ms > 0 && std::chrono::steady_clock::now() >= end) {
+                    put(error, error_size, "the search was stopped after its limit of %d ms", time_limit_ms);
+                    return SSW_TIMED_OUT;
+                }
+                if (h.node == 0) {
+                    normalise(root_row.data());
+                } else {
+                    const std::vector<whisper_token> path = path_of(h.node);
+                    size_t common = 0;
+                    while (common < cached.size() && common < path.size() && cached[common] == path[common]) ++common;
+                    if (common == path.size()) --common;  // its logits are not kept: decode its last token again
+                    const float *row = decode(path.data() + common, (int) (path.size() - common), n_prefix + (int) common);
+                    cached = path;
+                    normalise(row);
+                }
+                for (const int sentence : trie[h.node].ends) done.push_back({h.score + log_probs[eot], log_probs[eot], sentence});
+                for (const auto &child : trie[h.node].children)
+                    next.push_back({child.second, h.score + log_probs[child.first]});
+            }
+            // Scores only fall as a sentence goes on: a hypothesis already below the n-th best finished sentence
+            // cannot reach the answer.
+            const double floor = worst_kept();
+            next.erase(std::remove_if(next.begin(), next.end(), [&](const hypothesis &h) { return h.score <= floor; }),
+                       next.end());
+            std::sort(next.begin(), next.end(), [](const hypothesis &a, const hypothesis &b) { return a.score > b.score; });
+            if ((int) next.size() > beam) next.resize(beam);
+            live = std::move(next);
+        }
+        std::sort(done.begin(), done.end(), [](const finished &a, const finished &b) { return a.score > b.score; });
+        const int n = std::min<int>(n_best, (int) done.size());
+        for (int i = 0; i < n; ++i) {
+            indices[i] = done[i].sentence;
+            scores[i] = done[i].score;
+            if (end_scores) end_scores[i] = done[i].end;
+            if (token_counts) token_counts[i] = model->sentence_tokens[done[i].sentence] + 1;
+        }
+        if (found) *found = n;
+        return SSW_OK;
+    } catch (const std::exception &e) {
+        put(error, error_size, "whisper.cpp failed while searching: %s", e.what());
+    } catch (...) {
+        put(error, error_size, "whisper.cpp failed while searching (an unknown C++ exception)");
     }
     return SSW_ERROR;
 }

@@ -278,6 +278,32 @@ public struct GrammarSnapper: Sendable {
                     wordDistance: Self.wordDistance(words, sentence), written: written)
     }
 
+    /// Every sentence of the grammar, each with the slot values in it: every template written out with every value of
+    /// its slots, but a template that would give more than `limit` sentences (a number slot, two name slots) is left
+    /// out whole. For the transcriber's search of the grammar's sentences.
+    public func sentences(limit: Int = 400) -> [(words: [String], values: [[String]])] {
+        var out: [(words: [String], values: [[String]])] = []
+        for template in templates {
+            var total = 1
+            for segment in template {
+                total *= max(1, segments[segment].phrases.count)
+                if total > limit { break }
+            }
+            guard total <= limit else { continue }
+            var partial: [(words: [String], values: [[String]])] = [([], [])]
+            for segment in template {
+                let part = segments[segment]
+                partial = partial.flatMap { sentence in
+                    part.phrases.map { phrase in
+                        (sentence.words + phrase, part.trie > 0 ? sentence.values + [phrase] : sentence.values)
+                    }
+                }
+            }
+            out += partial
+        }
+        return out
+    }
+
     /// Word edit distance over the longer word list.
     static func wordDistance(_ a: [String], _ b: [String]) -> Double {
         guard !a.isEmpty || !b.isEmpty else { return 0 }

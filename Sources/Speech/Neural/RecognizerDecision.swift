@@ -73,10 +73,19 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
     /// transcript went elsewhere: Whisper tiny writes espeak-ng's "mute beacon" as "You'll be gone." but scores "Mute
     /// beacon." 15 above "Unmute beacon.". Both recognizers then still agree on which of the two was said. 1,000: never.
     public var decisiveMargin: Double
+    /// Whisper's choice among all the grammar's sentences (``GrammarChoice``) settles the utterance when it beats the
+    /// likeliest sentence of every other command, and PocketSphinx's words, by at least this much (natural log, whole
+    /// sentence). In a crowd both recognizers' own words are often another talker's, while the sentence of the grammar
+    /// Whisper finds likeliest is still the one said. 1,000: never.
+    public var choiceMargin: Double
+    /// …and when it is at most this much less likely per token than Whisper's own transcript: an ordinary sentence is
+    /// far likelier as Whisper wrote it than as any command.
+    public var choiceGap: Double
 
     public init(outOfGrammar: Double, strongSnap: Double, strongConfidence: Double, sureTranscript: Double = -0.5,
                 looseAgreement: Double = 0.6, scoreGap: Double = 1.5, oppositeMargin: Double = 2, scoreFloor: Double = -3,
-                scoreVeto: Double = 3, frameFloor: Double = -3, decisiveMargin: Double = 1_000) {
+                scoreVeto: Double = 3, frameFloor: Double = -3, decisiveMargin: Double = 1_000, choiceMargin: Double = 1_000,
+                choiceGap: Double = 1) {
         self.outOfGrammar = outOfGrammar
         self.strongSnap = strongSnap
         self.strongConfidence = strongConfidence
@@ -88,6 +97,8 @@ public struct DecisionThresholds: Sendable, Hashable, Codable {
         self.scoreVeto = scoreVeto
         self.frameFloor = frameFloor
         self.decisiveMargin = decisiveMargin
+        self.choiceMargin = choiceMargin
+        self.choiceGap = choiceGap
     }
 
     /// Fitted on espeak-ng voices alone (`soundscape-bench --only asr --quick`), festival and Piper held out, with the
@@ -143,14 +154,17 @@ public struct SentenceScores: Sendable, Hashable, Codable {
     /// PocketSphinx's words before the name in its command's open slot ("Set beacon on" of "set beacon on
     /// Senaatintori"), when it has one: whether the command's own words were heard, whatever became of the name.
     public var frame: ScoredText?
+    /// Whisper's own choice among every sentence of the grammar, when it searched them.
+    public var choice: GrammarChoice?
 
     public init(transcript: ScoredText, first: ScoredText? = nil, firstOpposites: [ScoredText] = [], snapped: ScoredText? = nil,
-                frame: ScoredText? = nil) {
+                frame: ScoredText? = nil, choice: GrammarChoice? = nil) {
         self.transcript = transcript
         self.first = first
         self.firstOpposites = firstOpposites
         self.snapped = snapped
         self.frame = frame
+        self.choice = choice
     }
 
     /// How much less likely than the transcript `sentence` is, per token of it (0 or less: as likely or more).
@@ -163,6 +177,24 @@ public struct SentenceScores: Sendable, Hashable, Codable {
         guard let best = opposites.map(\.logProbability).max() else { return .infinity }
         return sentence.logProbability - best
     }
+}
+
+/// The sentence of the grammar Whisper finds likeliest for an utterance (searched among all of them, not only those
+/// the recognizers wrote), its command, and the likeliest sentence of any other command.
+public struct GrammarChoice: Sendable, Hashable, Codable {
+    public var command: RecognizedCommand
+    public var sentence: ScoredText
+    /// The likeliest sentence of another command among those the search returned; nil when it returned none.
+    public var rival: ScoredText?
+
+    public init(command: RecognizedCommand, sentence: ScoredText, rival: ScoredText?) {
+        self.command = command
+        self.sentence = sentence
+        self.rival = rival
+    }
+
+    /// How much likelier the chosen sentence is than the rival (natural log; infinity without a rival).
+    public var margin: Double { rival.map { sentence.logProbability - $0.logProbability } ?? .infinity }
 }
 
 /// What one utterance comes to once both recognizers have been heard, and why.
@@ -418,6 +450,7 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
                                       reason: "PocketSphinx heard \(heard.intent), which undoes another command, and Whisper scores it only "
                                           + String(format: "%.1f", margin) + " above its opposite; both must be sure")
         }
+        if let chosen = byChoice(first: first, heard: heard, sentence: sentence, scores: scores, thresholds: thresholds) { return chosen }
         // The transcript's nearest command instead of PocketSphinx's, when Whisper scores its sentence about as likely
         // as its own words and clearly above PocketSphinx's, and it undoes nothing.
         if let snapped = second.command, let rival = scores.snapped, !same(snapped, first.command ?? heard), !undoesAnother(snapped),
@@ -443,6 +476,34 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
         let over = margin.isFinite ? String(format: ", %.1f above its opposite", margin) : ""
         return RecognizerDecision(outcome: .agreed, command: command,
                                   reason: "Whisper scores PocketSphinx's \"\(sentence.text)\" \(figures)\(over)")
+    }
+
+    /// The decision from Whisper's choice among all the grammar's sentences, when it is decisive
+    /// (``DecisionThresholds/choiceMargin``, ``DecisionThresholds/choiceGap``):
+    /// - the same command as PocketSphinx's: taken (one that undoes another only when PocketSphinx took it and Whisper
+    ///   scores its words above every opposite's by ``DecisionThresholds/oppositeMargin``);
+    /// - another command that undoes nothing: taken instead of PocketSphinx's. One that undoes another is never taken
+    ///   on Whisper's word alone.
+    static func byChoice(first: FirstOpinion, heard: RecognizedCommand, sentence: ScoredText, scores: SentenceScores,
+                         thresholds: DecisionThresholds) -> RecognizerDecision? {
+        guard let choice = scores.choice, choice.margin >= thresholds.choiceMargin,
+              scores.gap(choice.sentence) <= thresholds.choiceGap else { return nil }
+        let figures = String(format: "%.1f above the likeliest sentence of another command", choice.margin)
+        if same(choice.command, heard) {
+            if undoesAnother(choice.command) {
+                guard first.command != nil,
+                      SentenceScores.margin(sentence, over: scores.firstOpposites) >= thresholds.oppositeMargin else { return nil }
+            }
+            var command = first.command ?? heard
+            command.confidence = max(command.confidence, first.confidence)
+            return RecognizerDecision(outcome: .agreed, command: command,
+                                      reason: "Whisper's likeliest sentence of the grammar is PocketSphinx's \(heard.intent) too (\"\(choice.sentence.text)\", \(figures))")
+        }
+        guard !undoesAnother(choice.command),
+              choice.sentence.logProbability - sentence.logProbability >= thresholds.choiceMargin else { return nil }
+        return RecognizerDecision(outcome: .secondRecognizer, command: choice.command,
+                                  reason: "Whisper's likeliest sentence of the grammar is \"\(choice.sentence.text)\" (\(figures)); "
+                                      + "PocketSphinx heard \(heard.intent)")
     }
 
     /// Whether a second opinion can change what PocketSphinx decided: always, unless `everyUtterance` is false and

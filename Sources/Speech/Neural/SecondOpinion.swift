@@ -36,6 +36,9 @@ public final class SecondOpinion: Sendable {
     /// About how many characters of prompt Whisper is given (``prompt(for:limit:namesLimit:)``): each of its tokens is
     /// decoded before every transcription, so a shorter prompt answers sooner.
     public let promptLimit: Int
+    /// How many of the likeliest sentences of the grammar Whisper's search returns (0: no search); the decision needs
+    /// the best and the best of another command, and one command has several phrasings.
+    public let searchCount: Int
     /// 200 characters (about 50 tokens): on the tuning voices more often right than 350 or 700, and sooner
     /// (docs/measurements.md, "The first word's score").
     public static let standardPromptLimit = 200
@@ -48,18 +51,21 @@ public final class SecondOpinion: Sendable {
         /// One sentence of each intent, and the parser of the whole grammar: for the commands that undo another.
         var sentences: [String: [String]] = [:]
         var parser: IntentParser?
+        /// The grammar's sentences the transcriber searches among, as words, in the order it was given them.
+        var searchable: [[String]] = []
     }
     private let prepared = Mutex(Prepared())
 
     /// - Parameter dictionary: pronunciations of English words (the speech model's dictionary and Models/extra.dict);
     ///   the recognizer's generated pronunciations of names are added by ``prepare(from:)``.
     public init(transcriber: any Transcriber, dictionary: PhoneDictionary, thresholds: DecisionThresholds = .standard,
-                everyUtterance: Bool = true, promptLimit: Int = standardPromptLimit) {
+                everyUtterance: Bool = true, promptLimit: Int = standardPromptLimit, searchCount: Int = 8) {
         self.transcriber = transcriber
         self.dictionary = dictionary
         self.thresholds = thresholds
         self.everyUtterance = everyUtterance
         self.promptLimit = promptLimit
+        self.searchCount = searchCount
     }
 
     /// Follows the recognizer's grammar and slot phrases when they changed since the last call (call on the
@@ -81,7 +87,24 @@ public final class SecondOpinion: Sendable {
         for words in sampler.phrasings() {
             if let intent = parser.parse(words: words)?.intent, sentences[intent] == nil { sentences[intent] = words }
         }
-        prepared.withLock { $0 = Prepared(generation: generation, snappers: snappers, prompt: prompt, sentences: sentences, parser: parser) }
+        // Every sentence of the whole grammar, written as Whisper writes, for its search; the listening state's own
+        // commands are picked from its answer.
+        var searchable: [[String]] = []
+        if searchCount > 0 {
+            var display: [[String]: String] = [:]
+            for list in grammar.phrases.values { for phrase in list where display[phrase.words] == nil { display[phrase.words] = phrase.value } }
+            let all = GrammarSnapper(grammar: grammar, dictionary: words).sentences()
+            searchable = all.map(\.words)
+            do {
+                try transcriber.setSentences(all.map { Self.written($0.words, names: $0.values.compactMap { display[$0] }) })
+            } catch {
+                searchable = []
+            }
+        }
+        prepared.withLock {
+            $0 = Prepared(generation: generation, snappers: snappers, prompt: prompt, sentences: sentences, parser: parser,
+                          searchable: searchable)
+        }
         return true
     }
 
@@ -169,6 +192,22 @@ public final class SecondOpinion: Sendable {
         return head + tail
     }
 
+    /// Whisper's choice among the grammar's sentences: the likeliest whose command the listening state takes, and the
+    /// likeliest of another command.
+    static func choice(_ searched: [SearchedSentence], searchable: [[String]], parser: IntentParser?, state: ListeningState) -> GrammarChoice? {
+        guard let parser else { return nil }
+        var chosen: (RecognizedCommand, ScoredText)?
+        for found in searched where searchable.indices.contains(found.index) {
+            guard let command = parser.parse(words: searchable[found.index]), let intent = command.knownIntent, state.admits(intent) else { continue }
+            if let (best, sentence) = chosen {
+                if !RecognizerDecision.same(best, command) { return GrammarChoice(command: best, sentence: sentence, rival: found.scored) }
+            } else {
+                chosen = (command, found.scored)
+            }
+        }
+        return chosen.map { GrammarChoice(command: $0.0, sentence: $0.1, rival: nil) }
+    }
+
     /// The prompt in use (for the log and tests).
     public var prompt: String { prepared.withLock { $0.prompt } }
 
@@ -184,14 +223,14 @@ public final class SecondOpinion: Sendable {
             return report
         }
         let floats = samples.map { Float($0) / 32_768 }
-        let (sentences, parser) = prepared.withLock { ($0.sentences, $0.parser) }
+        let (sentences, parser, searchable) = prepared.withLock { ($0.sentences, $0.parser, $0.searchable) }
         let firstWords = IntentParser.tokens(first.text).map(\.word)
         do {
             // The sentences to score, chosen once the transcript is there: the transcript, PocketSphinx's words and
             // their opposites, and the transcript's nearest sentence; `roles` says which is which.
             var snap: Snap?
             var roles: [(role: Int, words: [String])] = []
-            let transcript = try transcriber.transcribe(floats, prompt: prompt) { transcript in
+            let transcript = try transcriber.transcribe(floats, prompt: prompt, searching: searchable.isEmpty ? 0 : searchCount) { transcript in
                 let snapped = snapper.snap(transcript.text)
                 snap = snapped
                 guard !firstWords.isEmpty else { return [] }
@@ -222,10 +261,12 @@ public final class SecondOpinion: Sendable {
                     default: scores.frame = scored
                     }
                 }
+                scores.choice = Self.choice(transcript.searched, searchable: searchable, parser: parser, state: state)
                 report.scores = scores
             } else if let problem = transcript.scoringProblem {
                 report.problem = problem
             }
+            if let problem = transcript.searchProblem { report.problem = [report.problem, problem].compactMap { $0 }.joined(separator: "; ") }
             report.decision = RecognizerDecision.decide(first: opinion, second: snapped, transcriptLogProbability: transcript.meanLogProbability,
                                                         scores: report.scores, thresholds: thresholds)
         } catch {

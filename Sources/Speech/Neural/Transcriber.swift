@@ -11,14 +11,33 @@ public struct Transcript: Sendable, Hashable, Codable {
     public var scored: [ScoredText]
     /// Why the texts asked for were not scored, when they were not.
     public var scoringProblem: String?
+    /// The likeliest sentences of those set by ``Transcriber/setSentences(_:)``, best first, each with its index in
+    /// that set (``Transcriber/transcribe(_:prompt:searching:scoring:)``); empty when none were asked for.
+    public var searched: [SearchedSentence]
+    /// Why the sentences were not searched, when they were asked for and were not.
+    public var searchProblem: String?
 
     public init(text: String, meanLogProbability: Double? = nil, milliseconds: Double = 0, scored: [ScoredText] = [],
-                scoringProblem: String? = nil) {
+                scoringProblem: String? = nil, searched: [SearchedSentence] = [], searchProblem: String? = nil) {
         self.text = text
         self.meanLogProbability = meanLogProbability
         self.milliseconds = milliseconds
         self.scored = scored
         self.scoringProblem = scoringProblem
+        self.searched = searched
+        self.searchProblem = searchProblem
+    }
+}
+
+/// One of the sentences a transcriber found likeliest for an utterance: its index in the set it chose among, and
+/// its score.
+public struct SearchedSentence: Sendable, Hashable, Codable {
+    public var index: Int
+    public var scored: ScoredText
+
+    public init(index: Int, scored: ScoredText) {
+        self.index = index
+        self.scored = scored
     }
 }
 
@@ -55,10 +74,25 @@ public protocol Transcriber: AnyObject, Sendable {
     /// grammar, written as the model writes: "Callouts off."), against the same audio: ``Transcript/scored``.
     /// A model that cannot score returns the transcript alone.
     func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript
+
+    /// Sets the sentences ``transcribe(_:prompt:searching:scoring:)`` chooses among: every sentence of the grammar as
+    /// the model writes it. A model that cannot search ignores them.
+    func setSentences(_ sentences: [String]) throws
+
+    /// As ``transcribe(_:prompt:scoring:)``, and before the scores, the `searching` likeliest of the sentences set by
+    /// ``setSentences(_:)`` (``Transcript/searched``): which sentence of the grammar the model finds was said, where
+    /// its free transcript of a crowd may be none of them.
+    func transcribe(_ samples: [Float], prompt: String, searching: Int, scoring candidates: (Transcript) -> [String]) throws -> Transcript
 }
 
 extension Transcriber {
     public func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
         try transcribe(samples, prompt: prompt)
+    }
+
+    public func setSentences(_ sentences: [String]) throws {}
+
+    public func transcribe(_ samples: [Float], prompt: String, searching: Int, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
+        try transcribe(samples, prompt: prompt, scoring: candidates)
     }
 }

@@ -69,15 +69,19 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         /// Whether the scores start from the prompt as the transcription left it in the decoder's cache (true), or
         /// decode the prompt again (false: a prompt's worth of work more for the same scores, kept to check that).
         public var scoresReusePrompt: Bool
+        /// Unfinished sentences the search of the grammar's sentences keeps at each token (``Transcript/searched``):
+        /// each costs one step of the decoder.
+        public var searchBeam: Int
 
         public init(threads: Int = 1, contextMargin: Int = 50, baseTokens: Int = 8, tokensPerSecond: Double = 4,
-                    timeLimit: Duration = .seconds(3), scoresReusePrompt: Bool = true) {
+                    timeLimit: Duration = .seconds(3), scoresReusePrompt: Bool = true, searchBeam: Int = 4) {
             self.threads = threads
             self.contextMargin = contextMargin
             self.baseTokens = baseTokens
             self.tokensPerSecond = tokensPerSecond
             self.timeLimit = timeLimit
             self.scoresReusePrompt = scoresReusePrompt
+            self.searchBeam = searchBeam
         }
     }
 
@@ -90,6 +94,10 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     private let library: UnsafeMutableRawPointer
     private let transcribeFunction: ssw_transcribe_fn
     private let scoreFunction: ssw_score_fn
+    private let setSentencesFunction: ssw_set_sentences_fn
+    private let searchFunction: ssw_search_fn
+    /// The sentences the library's search chooses among, as last set (its answers are indices into them).
+    private let sentences = Mutex<[String]>([])
     private let releaseFunction: ssw_release_fn
     private let setThreadsFunction: ssw_set_threads_fn
     /// Chooses the threads of each transcription; nil: always ``Configuration/threads``.
@@ -125,6 +133,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         let describe = try symbol("ssw_describe", as: ssw_describe_fn.self)
         let transcribe = try symbol("ssw_transcribe", as: ssw_transcribe_fn.self)
         let score = try symbol("ssw_score", as: ssw_score_fn.self)
+        let setSentences = try symbol("ssw_set_sentences", as: ssw_set_sentences_fn.self)
+        let search = try symbol("ssw_search", as: ssw_search_fn.self)
         let release = try symbol("ssw_release", as: ssw_release_fn.self)
         let setThreads = try symbol("ssw_set_threads", as: ssw_set_threads_fn.self)
         let close = try symbol("ssw_close", as: ssw_close_fn.self)
@@ -147,6 +157,8 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         self.library = handle
         self.transcribeFunction = transcribe
         self.scoreFunction = score
+        self.setSentencesFunction = setSentences
+        self.searchFunction = search
         self.releaseFunction = release
         self.setThreadsFunction = setThreads
         self.threadChoice = threadChoice
@@ -177,6 +189,38 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
     /// costs a few milliseconds). A scoring that fails or runs out of time leaves the transcript without scores and
     /// says why in ``Transcript/scoringProblem``.
     public func transcribe(_ samples: [Float], prompt: String, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
+        try transcribe(samples, prompt: prompt, searching: 0, scoring: candidates)
+    }
+
+    /// Gives the library the sentences to search among (tokenized there, once): a few milliseconds per thousand.
+    public func setSentences(_ texts: [String]) throws {
+        let problem: String? = model.withLock { loaded in
+            guard let loaded else { return "the model is closed" }
+            return setSentences(texts, model: loaded)
+        }
+        if let problem {
+            throw WhisperError(.failed, "Whisper could not take \(texts.count) sentences to search: \(problem)")
+        }
+    }
+
+    /// Hands `texts` to the library; call with the model's lock held. Nil, or why it failed.
+    private func setSentences(_ texts: [String], model loaded: OpaquePointer) -> String? {
+        var error = [CChar](repeating: 0, count: 1_024)
+        let spaced = texts.map { " " + $0 }
+        var pointers = spaced.map { strdup($0).map { UnsafePointer($0) } }
+        defer { for pointer in pointers { free(UnsafeMutablePointer(mutating: pointer)) } }
+        let result = pointers.withUnsafeMutableBufferPointer { list in
+            setSentencesFunction(loaded, list.baseAddress, Int32(texts.count), &error, error.count)
+        }
+        guard result == SSW_OK else { return Self.string(error) }
+        sentences.withLock { $0 = texts }
+        return nil
+    }
+
+    /// Transcribes; then, when `searching` is above 0 and sentences were set, searches them for the likeliest
+    /// (``Transcript/searched``); then scores the candidates against the same audio while its encoding is still at
+    /// hand; then frees the decoder's state.
+    public func transcribe(_ samples: [Float], prompt: String, searching: Int, scoring candidates: (Transcript) -> [String]) throws -> Transcript {
         let started = ContinuousClock.now
         guard !samples.isEmpty else { return Transcript(text: "", meanLogProbability: nil, milliseconds: 0) }
         let seconds = Double(samples.count) / 16_000
@@ -202,6 +246,14 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
             guard result == SSW_OK else { return result }
             let words = Self.collapsingRepeats(Self.string(text))
             var written = Transcript(text: words, meanLogProbability: words.isEmpty ? nil : logProbability)
+            if searching > 0 {
+                let left = configuration.timeLimit - (ContinuousClock.now - started)
+                if left <= .zero {
+                    written.searchProblem = "no time was left to search the grammar's sentences within \(configuration.timeLimit)"
+                } else {
+                    written.searched = search(searching, model: loaded, limit: milliseconds(left), problem: &written.searchProblem)
+                }
+            }
             let texts = candidates(written)
             if !texts.isEmpty {
                 let left = configuration.timeLimit - (ContinuousClock.now - started)
@@ -226,6 +278,33 @@ public final class WhisperTranscriber: Transcriber, @unchecked Sendable {
         default:
             throw WhisperError(.failed, "Whisper could not transcribe an utterance of " + String(format: "%.1f s", seconds)
                                + " with \(modelPath): \(Self.string(error))")
+        }
+    }
+
+    /// The `count` likeliest of the sentences set, best first; call with the model's lock held.
+    private func search(_ count: Int, model loaded: OpaquePointer, limit: Int32, problem: inout String?) -> [SearchedSentence] {
+        let texts = sentences.withLock { $0 }
+        guard !texts.isEmpty else {
+            problem = "no sentences were set to search among"
+            return []
+        }
+        var indices = [Int32](repeating: 0, count: count)
+        var scores = [Double](repeating: 0, count: count)
+        var ends = [Double](repeating: 0, count: count)
+        var counts = [Int32](repeating: 0, count: count)
+        var found: Int32 = 0
+        var error = [CChar](repeating: 0, count: 1_024)
+        let result = searchFunction(loaded, Int32(max(1, configuration.searchBeam)), Int32(count), limit, &indices, &scores, &ends,
+                                    &counts, &found, &error, error.count)
+        guard result == SSW_OK else {
+            problem = "Whisper could not search \(texts.count) sentences: \(Self.string(error))"
+            return []
+        }
+        return (0..<Int(found)).compactMap { i in
+            let index = Int(indices[i])
+            guard texts.indices.contains(index) else { return nil }
+            return SearchedSentence(index: index, scored: ScoredText(text: texts[index], logProbability: scores[i],
+                                                                     endLogProbability: ends[i], tokens: Int(counts[i])))
         }
     }
 
