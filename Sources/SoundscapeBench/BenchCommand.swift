@@ -37,6 +37,9 @@ struct BenchCommand: AsyncParsableCommand {
     @Option(help: "With asr: about how many characters of prompt Whisper is given (default: the program's).")
     var asrPromptLimit: Int?
 
+    @Option(help: "With asr: how many of the likeliest sentences of the whole grammar Whisper searches for (default: the program's, 0: none).")
+    var asrSearch: Int?
+
     @Option(help: "With speech: one JSON line per utterance (features, what was heard) into this file.")
     var asrDump: String?
 
@@ -123,7 +126,8 @@ struct BenchCommand: AsyncParsableCommand {
             figures += try RecognizerBench.run(paths: paths, synthesizer: synthesizer,
                                                options: RecognizerBench.Options(quick: quick, stride: max(1, asrStride), budget: asrBudget,
                                                                                 cache: environment.cacheDirectory,
-                                                                                promptLimit: asrPromptLimit ?? SecondOpinion.standardPromptLimit))
+                                                                                promptLimit: asrPromptLimit ?? SecondOpinion.standardPromptLimit,
+                                                                                searchCount: asrSearch ?? SecondOpinion.standardSearchCount))
             figures += try RunFootprintBench.run(pbf: pbfPath, workDir: work, environment: processEnvironment)
         }
         if only == nil || only == "audio" {

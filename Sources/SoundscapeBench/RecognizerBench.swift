@@ -23,6 +23,8 @@ enum RecognizerBench {
         var cache: String
         /// About how many characters of prompt Whisper is given (``SecondOpinion/promptLimit``).
         var promptLimit = SecondOpinion.standardPromptLimit
+        /// How many of the likeliest sentences of the grammar Whisper's search returns (``SecondOpinion/searchCount``).
+        var searchCount = SecondOpinion.standardSearchCount
     }
 
     enum Noise: String { case ambience = "ambience", crowd = "crowd" }
@@ -100,7 +102,7 @@ enum RecognizerBench {
         // one (``SpareCoreThreads``); the words written are the same but where two tokens were nearly tied.
         let shippedLimit = WhisperTranscriber.Configuration().timeLimit
         let threadChoice = CountedThreads()
-        let second = SecondRecognizer.load(paths: paths, promptLimit: options.promptLimit) { paths in
+        let second = SecondRecognizer.load(paths: paths, promptLimit: options.promptLimit, searchCount: options.searchCount) { paths in
             try WhisperTranscriber(library: paths.whisperLibrary().path, model: paths.whisperModel().path,
                                    configuration: WhisperTranscriber.Configuration(threads: 1, timeLimit: .seconds(120)),
                                    threads: threadChoice)

@@ -14,7 +14,8 @@ public enum SecondRecognizer {
 
     /// The second opinion, or nil and the problem to say once: "PocketSphinx alone decides" (spoken and printed by the caller).
     public static func load(paths: ProjectPaths, model: AcousticModel = .debianEnglish, everyUtterance: Bool = true,
-                            promptLimit: Int = SecondOpinion.standardPromptLimit, transcriber make: (ProjectPaths) throws -> (any Transcriber)? = defaultTranscriber)
+                            promptLimit: Int = SecondOpinion.standardPromptLimit, searchCount: Int = SecondOpinion.standardSearchCount,
+                            transcriber make: (ProjectPaths) throws -> (any Transcriber)? = defaultTranscriber)
         -> (secondOpinion: SecondOpinion?, problem: String?) {
         let transcriber: any Transcriber
         do {
@@ -27,7 +28,7 @@ public enum SecondRecognizer {
             let extra = (try? ExtraDictionary.words(paths.extraDictionary.path)) ?? []
             let dictionary = try PhoneDictionary(contentsOf: model.dictionary, extra: extra)
             return (SecondOpinion(transcriber: transcriber, dictionary: dictionary, everyUtterance: everyUtterance,
-                                  promptLimit: promptLimit), nil)
+                                  promptLimit: promptLimit, searchCount: searchCount), nil)
         } catch {
             return (nil, "cannot read the pronunciation dictionary \(model.dictionary) (\(error.localizedDescription)); "
                 + "PocketSphinx alone decides what you said; reinstall pocketsphinx-en-us")

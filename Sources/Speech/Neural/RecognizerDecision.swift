@@ -486,7 +486,8 @@ public struct RecognizerDecision: Sendable, Hashable, Codable {
     ///   on Whisper's word alone.
     static func byChoice(first: FirstOpinion, heard: RecognizedCommand, sentence: ScoredText, scores: SentenceScores,
                          thresholds: DecisionThresholds) -> RecognizerDecision? {
-        guard let choice = scores.choice, choice.margin >= thresholds.choiceMargin,
+        // Without a rival among the sentences returned, how decisive the choice is cannot be told.
+        guard let choice = scores.choice, choice.rival != nil, choice.margin >= thresholds.choiceMargin,
               scores.gap(choice.sentence) <= thresholds.choiceGap else { return nil }
         let figures = String(format: "%.1f above the likeliest sentence of another command", choice.margin)
         if same(choice.command, heard) {

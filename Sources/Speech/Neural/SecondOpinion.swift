@@ -39,6 +39,9 @@ public final class SecondOpinion: Sendable {
     /// How many of the likeliest sentences of the grammar Whisper's search returns (0: no search); the decision needs
     /// the best and the best of another command, and one command has several phrasings.
     public let searchCount: Int
+    /// No search: on the bench's voices it cost about 140 ms an utterance, and the thresholds fitted on espeak-ng left its
+    /// choice unused (docs/measurements.md, "Whisper's choice among all the grammar's sentences").
+    public static let standardSearchCount = 0
     /// 200 characters (about 50 tokens): on the tuning voices more often right than 350 or 700, and sooner
     /// (docs/measurements.md, "The first word's score").
     public static let standardPromptLimit = 200
@@ -59,7 +62,7 @@ public final class SecondOpinion: Sendable {
     /// - Parameter dictionary: pronunciations of English words (the speech model's dictionary and Models/extra.dict);
     ///   the recognizer's generated pronunciations of names are added by ``prepare(from:)``.
     public init(transcriber: any Transcriber, dictionary: PhoneDictionary, thresholds: DecisionThresholds = .standard,
-                everyUtterance: Bool = true, promptLimit: Int = standardPromptLimit, searchCount: Int = 8) {
+                everyUtterance: Bool = true, promptLimit: Int = standardPromptLimit, searchCount: Int = standardSearchCount) {
         self.transcriber = transcriber
         self.dictionary = dictionary
         self.thresholds = thresholds
