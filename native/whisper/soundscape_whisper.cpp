@@ -222,6 +222,35 @@ double text_log_probability(const float *logits, whisper_token eot, whisper_toke
     return (double) logits[token] - top - std::log(sum);
 }
 
+// Decodes `n` tokens at position `past` of the utterance in hand and returns the logits after the last of them
+// (whisper.cpp copies out only the last row of a batch, though its pointer is to the first).
+const float *decode_last(ssw_model *model, const whisper_token *tokens, int n, int past) {
+    if (whisper_decode_with_state(model->context, model->state, tokens, n, past, model->threads) != 0)
+        throw std::runtime_error(last_log_error.empty() ? "the decoder failed" : last_log_error);
+    return whisper_get_logits_from_state(model->state) + (size_t) (n - 1) * whisper_n_vocab(model->context);
+}
+
+// The distribution of the first word after the prompt, as a copy: from the prompt the transcription left in the
+// decoder's cache (only its last token decoded again), or, with `fresh` or without that cache, the whole prompt.
+std::vector<float> prompt_row(ssw_model *model, bool fresh) {
+    const std::vector<whisper_token> &prefix = model->prefix;
+    const int n = (int) prefix.size();
+    const float *row;
+    if (model->prefix_cached && !fresh) {
+        row = decode_last(model, prefix.data() + n - 1, 1, n - 1);
+    } else {
+        row = decode_last(model, prefix.data(), n, 0);
+        model->prefix_cached = true;
+    }
+    return std::vector<float>(row, row + whisper_n_vocab(model->context));
+}
+
+// Checks what scoring and searching both need; nil, or the sentence to give back.
+const char *not_ready(const ssw_model *model) {
+    if (model->state == nullptr || !model->encoded) return "no utterance to score against: ssw_transcribe must come first";
+    return nullptr;
+}
+
 }  // namespace
 
 extern "C" int ssw_api_version(void) { return SSW_API_VERSION; }
@@ -370,37 +399,18 @@ extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, 
         put(error, error_size, "nothing to score (no model or no texts)");
         return SSW_ERROR;
     }
-    if (model->state == nullptr || !model->encoded) {
-        put(error, error_size, "no utterance to score against: ssw_transcribe must come first");
+    if (const char *why = not_ready(model)) {
+        put(error, error_size, "%s", why);
         return SSW_ERROR;
     }
     try {
         whisper_context *context = model->context;
-        whisper_state *state = model->state;
         const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
         const whisper_token eot = whisper_token_eot(context);
-        const int vocabulary = whisper_n_vocab(context);
         const int text_context = whisper_n_text_ctx(context);
-        auto decode = [&](const whisper_token *tokens, int n, int past) {
-            if (whisper_decode_with_state(context, state, tokens, n, past, model->threads) != 0)
-                throw std::runtime_error(last_log_error.empty() ? "the decoder failed" : last_log_error);
-        };
         last_log_error.clear();
         const std::vector<whisper_token> &prefix = model->prefix;
-        const int n_prefix = (int) prefix.size();
-        // whisper.cpp fills only the last row of the logits of a batch of tokens: the first word's logits are the
-        // row of the prefix's last token.
-        const float *row;
-        if (model->prefix_cached && !(flags & SSW_SCORE_FRESH_PREFIX)) {
-            // The prompt is already in the cache: only its last token again.
-            decode(prefix.data() + n_prefix - 1, 1, n_prefix - 1);
-            row = whisper_get_logits_from_state(state);
-        } else {
-            decode(prefix.data(), n_prefix, 0);
-            model->prefix_cached = true;
-            row = whisper_get_logits_from_state(state) + (size_t) (n_prefix - 1) * vocabulary;
-        }
-        const std::vector<float> first(row, row + vocabulary);
+        const std::vector<float> first = prompt_row(model, flags & SSW_SCORE_FRESH_PREFIX);
         for (int c = 0; c < count; ++c) {
             const std::vector<whisper_token> tokens = tokenize(context, texts[c] ? texts[c] : "");
             if ((int) (prefix.size() + tokens.size()) + 1 > text_context) {
@@ -417,8 +427,7 @@ extern "C" int ssw_score(ssw_model *model, const char *const *texts, int count, 
                     put(error, error_size, "scoring was stopped after its limit of %d ms", time_limit_ms);
                     return SSW_TIMED_OUT;
                 }
-                decode(&token, 1, past++);
-                logits = whisper_get_logits_from_state(state);
+                logits = decode_last(model, &token, 1, past++);
             }
             const double end = text_log_probability(logits, eot, eot);
             scores[c] = sum + end;
@@ -477,8 +486,8 @@ extern "C" int ssw_search(ssw_model *model, int beam, int n_best, int time_limit
         put(error, error_size, "nothing to search (no model, no room for an answer, or a beam of %d)", beam);
         return SSW_ERROR;
     }
-    if (model->state == nullptr || !model->encoded) {
-        put(error, error_size, "no utterance to search against: ssw_transcribe must come first");
+    if (const char *why = not_ready(model)) {
+        put(error, error_size, "%s", why);
         return SSW_ERROR;
     }
     if (model->trie.size() < 2) {
@@ -486,31 +495,12 @@ extern "C" int ssw_search(ssw_model *model, int beam, int n_best, int time_limit
         return SSW_ERROR;
     }
     try {
-        whisper_context *context = model->context;
-        whisper_state *state = model->state;
         const auto end = std::chrono::steady_clock::now() + std::chrono::milliseconds(time_limit_ms);
-        const whisper_token eot = whisper_token_eot(context);
-        const int vocabulary = whisper_n_vocab(context);
-        const std::vector<whisper_token> &prefix = model->prefix;
-        const int n_prefix = (int) prefix.size();
+        const whisper_token eot = whisper_token_eot(model->context);
+        const int n_prefix = (int) model->prefix.size();
         const std::vector<ssw_trie_node> &trie = model->trie;
         last_log_error.clear();
-        auto decode = [&](const whisper_token *tokens, int n, int past) {
-            if (whisper_decode_with_state(context, state, tokens, n, past, model->threads) != 0)
-                throw std::runtime_error(last_log_error.empty() ? "the decoder failed" : last_log_error);
-            // whisper.cpp copies out the last row of a batch only.
-            return whisper_get_logits_from_state(state) + (size_t) (n - 1) * vocabulary;
-        };
-        // The distribution after the prompt, from the cache the transcription left (as ssw_score does).
-        std::vector<float> root_row;
-        if (model->prefix_cached) {
-            const float *row = decode(prefix.data() + n_prefix - 1, 1, n_prefix - 1);
-            root_row.assign(row, row + vocabulary);
-        } else {
-            const float *row = decode(prefix.data(), n_prefix, 0);
-            model->prefix_cached = true;
-            root_row.assign(row, row + vocabulary);
-        }
+        const std::vector<float> root_row = prompt_row(model, false);
         // The path of tokens now in the cache after the prefix, so that a hypothesis sharing its start decodes only
         // the rest.
         std::vector<whisper_token> cached;
@@ -555,7 +545,7 @@ extern "C" int ssw_search(ssw_model *model, int beam, int n_best, int time_limit
                     size_t common = 0;
                     while (common < cached.size() && common < path.size() && cached[common] == path[common]) ++common;
                     if (common == path.size()) --common;  // its logits are not kept: decode its last token again
-                    const float *row = decode(path.data() + common, (int) (path.size() - common), n_prefix + (int) common);
+                    const float *row = decode_last(model, path.data() + common, (int) (path.size() - common), n_prefix + (int) common);
                     cached = path;
                     normalise(row);
                 }
