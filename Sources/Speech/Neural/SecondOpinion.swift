@@ -39,8 +39,8 @@ public final class SecondOpinion: Sendable {
     /// How many of the likeliest sentences of the grammar Whisper's search returns (0: no search); the decision needs
     /// the best and the best of another command, and one command has several phrasings.
     public let searchCount: Int
-    /// No search: on the bench's voices it cost about 140 ms an utterance, and the thresholds fitted on espeak-ng left its
-    /// choice unused (docs/measurements.md, "Whisper's choice among all the grammar's sentences").
+    /// No search: in the bench it added 59 ms to the median release → intent and 153 ms to the 95th percentile, and the
+    /// thresholds fitted on espeak-ng left its choice unused (docs/measurements.md, "Whisper's choice among all the grammar's sentences").
     public static let standardSearchCount = 0
     /// 200 characters (about 50 tokens): on the tuning voices more often right than 350 or 700, and sooner
     /// (docs/measurements.md, "The first word's score").
@@ -56,6 +56,8 @@ public final class SecondOpinion: Sendable {
         var parser: IntentParser?
         /// The grammar's sentences the transcriber searches among, as words, in the order it was given them.
         var searchable: [[String]] = []
+        /// Why the transcriber could not take them, when it could not.
+        var searchProblem: String?
     }
     private let prepared = Mutex(Prepared())
 
@@ -93,6 +95,7 @@ public final class SecondOpinion: Sendable {
         // Every sentence of the whole grammar, written as Whisper writes, for its search; the listening state's own
         // commands are picked from its answer.
         var searchable: [[String]] = []
+        var searchProblem: String?
         if searchCount > 0 {
             var display: [[String]: String] = [:]
             for list in grammar.phrases.values { for phrase in list where display[phrase.words] == nil { display[phrase.words] = phrase.value } }
@@ -102,11 +105,12 @@ public final class SecondOpinion: Sendable {
                 try transcriber.setSentences(all.map { Self.written($0.words, names: $0.values.compactMap { display[$0] }) })
             } catch {
                 searchable = []
+                searchProblem = "the grammar's sentences could not be searched: \(error)"
             }
         }
         prepared.withLock {
             $0 = Prepared(generation: generation, snappers: snappers, prompt: prompt, sentences: sentences, parser: parser,
-                          searchable: searchable)
+                          searchable: searchable, searchProblem: searchProblem)
         }
         return true
     }
@@ -226,7 +230,7 @@ public final class SecondOpinion: Sendable {
             return report
         }
         let floats = samples.map { Float($0) / 32_768 }
-        let (sentences, parser, searchable) = prepared.withLock { ($0.sentences, $0.parser, $0.searchable) }
+        let (sentences, parser, searchable, searchProblem) = prepared.withLock { ($0.sentences, $0.parser, $0.searchable, $0.searchProblem) }
         let firstWords = IntentParser.tokens(first.text).map(\.word)
         do {
             // The sentences to score, chosen once the transcript is there: the transcript, PocketSphinx's words and
@@ -269,7 +273,9 @@ public final class SecondOpinion: Sendable {
             } else if let problem = transcript.scoringProblem {
                 report.problem = problem
             }
-            if let problem = transcript.searchProblem { report.problem = [report.problem, problem].compactMap { $0 }.joined(separator: "; ") }
+            if let problem = transcript.searchProblem ?? searchProblem {
+                report.problem = [report.problem, problem].compactMap { $0 }.joined(separator: "; ")
+            }
             report.decision = RecognizerDecision.decide(first: opinion, second: snapped, transcriptLogProbability: transcript.meanLogProbability,
                                                         scores: report.scores, thresholds: thresholds)
         } catch {
