@@ -4,6 +4,7 @@ import Foundation
 import Geo
 import MapData
 import Speech
+import Synchronization
 import Testing
 
 /// Voice commands through the real sound server: espeak-ng speaks into the virtual microphone, the
@@ -91,6 +92,10 @@ struct VoiceEndToEndTests {
         try MicrophoneAdaptationStore(path: dir.appendingPathComponent("soundscape/microphones.json").path)
             .save(earlier.recognizer.cepstralMean, for: TestServices.source)
 
+        // A real microphone is never digitally silent, and the spotter's running cepstral mean is thrown off by the
+        // null sink's stretches of zeros (the phrase was once missed after the seconds of silence before it).
+        let floor = MicrophoneNoiseFloor()
+        defer { floor.stop() }
         let assistant = try await RunningAssistant.listening(dir: dir, extraArguments: ["--wake-word", "hey soundscape"])
         defer { assistant.stop() }
         func output() -> String { assistant.output }
@@ -164,6 +169,33 @@ final class PressLog: @unchecked Sendable {
 extension Soundscape {
     static func hasSubcommand(_ name: String) -> Bool {
         (try? run(["--help"]).stdout.contains("  \(name) ")) ?? false
+    }
+}
+
+/// A faint noise (about −50 dBFS) played into the test microphone on a thread of its own until ``stop()``: the
+/// hiss a real microphone always has, under whatever else the test plays into it.
+final class MicrophoneNoiseFloor: @unchecked Sendable {
+    private let stopped = Mutex(false)
+    private let done = DispatchSemaphore(value: 0)
+
+    init(level: Double = 0.003) {
+        let thread = Thread { [self] in
+            defer { done.signal() }
+            guard let stream = try? PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
+                                                      streamName: "test microphone hiss", latency: 0.05) else { return }
+            var rng = SplitMix64(seed: 11)
+            while !stopped.withLock({ $0 }) {
+                // 100 ms at a time: the write blocks until the sound server has room, which paces the loop.
+                let chunk = (0..<1_600).map { _ in Float(rng.gaussian() * level) }
+                if (try? stream.write(chunk)) == nil { break }
+            }
+        }
+        thread.start()
+    }
+
+    func stop() {
+        stopped.withLock { $0 = true }
+        done.wait()
     }
 }
 
