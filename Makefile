@@ -58,7 +58,7 @@ test: setup
 	bash scripts/test-run bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel
 
 # The whole program (`soundscape run` as a child process) under faults: daemons killed and restarted, files
-# locked, corrupt or cut by kill -9, a 2-hour walk at 100x with its memory sampled.
+# locked, corrupt or cut by kill -9, a 2-hour walk at 200x with its memory sampled.
 test-reliability: setup
 	$(SWIFT) build --build-tests
 	bash scripts/with-test-services $(SWIFT) test --skip-build --no-parallel --filter ReliabilityTests

@@ -65,6 +65,11 @@ final class RunningAssistant {
 
     var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 
+    /// Whether the output has `text` yet, asked from another thread (a ``SpeakerRecorder``'s).
+    func printed(_ text: String) -> @Sendable () -> Bool {
+        { [log] in String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).contains(text) }
+    }
+
     /// Types `line` and Enter.
     func type(_ line: String) {
         input.fileHandleForWriting.write(Data((line + "\n").utf8))

@@ -27,7 +27,7 @@ struct VoiceEndToEndTests {
         let microphone = try RunningAssistant.microphone()
 
         // Record the speakers from before the press until the reply has been spoken.
-        let recorder = SpeakerRecorder(seconds: 12)
+        let recorder = SpeakerRecorder(seconds: 12, until: assistant.printed("voice: heard"))
         recorder.start()
         try await assistant.pushToTalk(utterance.samples, through: microphone)
         let reply = await recorder.finish()
@@ -108,7 +108,7 @@ struct VoiceEndToEndTests {
         #expect(!output().contains("voice: listening"), "ordinary speech woke the assistant: \(output())")
 
         // The phrase, a short pause, the command; the pause after it ends the utterance.
-        let recorder = SpeakerRecorder(seconds: 14)
+        let recorder = SpeakerRecorder(seconds: 14, until: assistant.printed("voice: heard"))
         recorder.start()
         var rng = SplitMix64(seed: 5)
         let pause = (0..<4_800).map { _ in Float(rng.gaussian() * 0.003) }
@@ -199,19 +199,37 @@ final class MicrophoneNoiseFloor: @unchecked Sendable {
     }
 }
 
-/// Records the test speakers (the null sink's monitor) at 16 kHz mono on a thread of its own.
+/// Records the test speakers (the null sink's monitor) at 16 kHz mono on a thread of its own, for `seconds`, or,
+/// with `replyStarted`, until the reply has been spoken: half a second of sound after `replyStarted()` first held,
+/// then 1.5 s of quiet.
 final class SpeakerRecorder: @unchecked Sendable {
     let seconds: Double
+    let replyStarted: (@Sendable () -> Bool)?
     private var samples: [Float] = []
     private let done = DispatchSemaphore(value: 0)
 
-    init(seconds: Double) { self.seconds = seconds }
+    init(seconds: Double, until replyStarted: (@Sendable () -> Bool)? = nil) {
+        self.seconds = seconds
+        self.replyStarted = replyStarted
+    }
 
     func start() {
         let thread = Thread { [self] in
             if let stream = try? PulseSimpleStream(direction: .record, sampleRate: 16_000, channels: 1,
                                                    device: "\(TestServices.sink).monitor", streamName: "test recorder") {
-                for _ in 0..<Int(seconds * 10) { samples += (try? stream.read(frames: 1_600)) ?? [] }
+                var started = false, loudAfter = 0, quiet = 0
+                for _ in 0..<Int(seconds * 10) {
+                    let chunk = (try? stream.read(frames: 1_600)) ?? []
+                    samples += chunk
+                    guard let replyStarted else { continue }
+                    // The same loudness as `soundSpans`: a 100 ms window above −40 dBFS.
+                    let loud = !chunk.isEmpty && chunk.reduce(Float(0)) { $0 + $1 * $1 } / Float(chunk.count) > 1e-4
+                    if !started { started = replyStarted() }
+                    if started && loud { loudAfter += 1 }
+                    quiet = loud ? 0 : quiet + 1
+                    // Half a second of sound: speech, not the tail of the "heard you" earcon.
+                    if loudAfter >= 5 && quiet >= 15 { break }
+                }
             }
             done.signal()
         }

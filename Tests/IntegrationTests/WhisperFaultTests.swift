@@ -104,7 +104,7 @@ struct WhisperFaultTests {
         // The problem is spoken at the start, after the greeting: let it finish before speaking to the assistant.
         _ = assistant.waitFor("PocketSphinx alone", timeout: 30)
         try await Task.sleep(for: .seconds(8))
-        let recorder = SpeakerRecorder(seconds: 10)
+        let recorder = SpeakerRecorder(seconds: 10, until: assistant.printed("voice: heard"))
         recorder.start()
         try ControlSocket.send("press", to: assistant.socket)
         let microphone = try PulseSimpleStream(direction: .playback, sampleRate: 16_000, channels: 1, device: TestServices.micSink,
