@@ -204,7 +204,7 @@ struct FindPlacesTests {
         let start = (60.1780, 24.9480)
         #expect(Self.haversine(start, (60.1675, 24.9525)) > 1000)
         let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: start.0, longitude: start.1), heading: 180,
-                                                      extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
+                                                      extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()], settle: .milliseconds(500))
         defer { run.stop() }
         try await run.say("take me to the market square", thenWaitFor: "Walking route to")
         let text = run.output
@@ -231,7 +231,7 @@ struct FindPlacesTests {
         #expect(!vocabulary.contains { $0.value.lowercased().contains("american") }, "the bar is in the vocabulary")
 
         let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: start.0, longitude: start.1), heading: 180,
-                                                       extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
+                                                       extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()], settle: .milliseconds(500))
         defer { run.stop() }
         try await run.say("take me to the American Bar", thenWaitFor: "Walking route to")
         let text = run.output
@@ -246,7 +246,7 @@ struct FindPlacesTests {
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let run = try await RunningAssistant.listening(dir: dir, at: Coordinate(latitude: Self.at.latitude, longitude: Self.at.longitude), heading: 90,
-                                                      extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()])
+                                                      extraArguments: ["--user-db", Soundscape.temporaryUserDatabase()], settle: .milliseconds(500))
         defer { run.stop() }
         // The choice is made while the list is still being read, as a walker who has heard enough would.
         try await run.say("is there a pharmacy nearby", thenWaitFor: "\n3. ")

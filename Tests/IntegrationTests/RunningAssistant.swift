@@ -42,10 +42,13 @@ final class RunningAssistant {
 
     /// `soundscape run` at `place` facing `heading`, listening to the default source (the test microphone), with
     /// settings and data of its own in `dir` (so no microphone adaptation but what the test puts there, and no
-    /// setting changed by voice reaches another test). Returns once the control socket answers and the greeting
-    /// and the names of the grammar have had time to finish.
+    /// setting changed by voice reaches another test). Returns once the control socket answers, the listener reads
+    /// the microphone (with the names of the grammar in place), and `settle` has passed: the default lets most of the
+    /// greeting and the first callouts be spoken, for a test that records the speakers; one that only reads what the
+    /// assistant prints needs no more than a moment.
     static func listening(dir: URL, at place: Coordinate = VoiceEndToEndTests.here, heading: Double = 90,
-                          extraArguments: [String] = [], environment: [String: String] = [:]) async throws -> RunningAssistant {
+                          extraArguments: [String] = [], environment: [String: String] = [:],
+                          settle: Duration = .seconds(4)) async throws -> RunningAssistant {
         let socket = dir.appendingPathComponent("control.sock").path
         let run = try RunningAssistant(
             arguments: ["run", "--at", "\(place.latitude),\(place.longitude)", "--heading", "\(heading)",
@@ -59,7 +62,7 @@ final class RunningAssistant {
         if !ready { run.stop() }
         try #require(ready, "the assistant never opened its control socket: \(run.output)")
         try #require(run.waitFor("voice: ready", timeout: 30), "the listener never read the microphone: \(run.output)")
-        try await Task.sleep(for: .seconds(4))
+        try await Task.sleep(for: settle)
         return run
     }
 

@@ -79,7 +79,7 @@ extension VoiceEndToEndTests {
         let street = try PreviewOracle.secondIntersectionStreet(from: Self.here, heading: 90)
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let assistant = try await RunningAssistant.listening(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir, settle: .milliseconds(500))
         defer { assistant.stop() }
         let microphone = try RunningAssistant.microphone()
         /// Says `text` with push-to-talk held over it (and a short lead-in), and waits until it was heard or refused;
@@ -87,12 +87,13 @@ extension VoiceEndToEndTests {
         func say(_ text: String) async throws {
             let utterance = try assistant.speech(text)
             let leadIn = [Float](repeating: 0, count: utterance.sampleRate * 3 / 10)
-            let seconds = Double(utterance.samples.count + leadIn.count) / Double(utterance.sampleRate)
             for _ in 0..<2 {
                 let before = assistant.output.components(separatedBy: "voice: ").count
                 try ControlSocket.send("press", to: assistant.socket)
+                // The write returns once the sound server has nearly all of it; the drain, once it has been played.
                 try microphone.write(leadIn + utterance.samples)
-                try await Task.sleep(for: .milliseconds(Int(seconds * 1000) + 400))
+                try microphone.drain()
+                try await Task.sleep(for: .milliseconds(400))
                 try ControlSocket.send("release", to: assistant.socket)
                 var outcome = ""
                 for _ in 0..<80 {

@@ -53,7 +53,7 @@ struct TwoRecognizersEndToEndTests {
         #expect(json["intent"] as? String != "callouts_on", "taken for the opposite with both recognizers: \(json)")
 
         // The running assistant, callouts turned off by a typed command, hears it through the microphone.
-        let assistant = try await RunningAssistant.listening(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir, settle: .milliseconds(500))
         defer { assistant.stop() }
         assistant.type("callouts off")
         for _ in 0..<50 where !assistant.output.contains("Callouts off") { try await Task.sleep(for: .milliseconds(100)) }

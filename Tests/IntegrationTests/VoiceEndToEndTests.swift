@@ -59,7 +59,7 @@ struct VoiceEndToEndTests {
         try TestServices.require()
         let dir = try temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
-        let assistant = try await RunningAssistant.listening(dir: dir)
+        let assistant = try await RunningAssistant.listening(dir: dir, settle: .milliseconds(500))
         defer { assistant.stop() }
         let microphone = try RunningAssistant.microphone()
         func say(_ text: String) async throws {
