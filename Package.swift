@@ -9,8 +9,8 @@ let strict: [SwiftSetting] = [
 ]
 
 /// Audio and Speech are compiled with optimization in debug builds too: the integration tests run the debug
-/// executable, and unoptimized, its HRTF convolution and speech front end run about seven times slower than real time
-/// allows (the demo renders in 44 s instead of 6 s).
+/// executable, whose HRTF mixer and speech front end are several times slower unoptimized (a minute of the demo
+/// rendered in 44 s instead of 7 s). See docs/measurements.md, "How long `make test` takes".
 let optimizedEvenInDebug: [SwiftSetting] = strict + [.unsafeFlags(["-O"], .when(configuration: .debug))]
 
 let package = Package(

@@ -46,6 +46,10 @@ enum ImportBench {
             printError("bench: importing \(scale)× (\(String(format: "%.1f", pbfMB)) MB)…")
             var walls: [Double] = []
             var peakKB = 0
+            var osmiumWalls: [Double] = []
+            var osmiumKB = 0
+            var dbMB = 0.0
+            // The import and osmium take turns, so that a busy stretch of the machine falls on both alike.
             for _ in 0..<runs {
                 try? FileManager.default.removeItem(atPath: dbPath)
                 let run = try MapBenchChild.run(arguments: ["import", pbf, "--db", dbPath, "--quiet"])
@@ -54,20 +58,19 @@ enum ImportBench {
                 }
                 walls.append(run.seconds)
                 peakKB = max(peakKB, run.maxRSSKilobytes)
-            }
-            let dbMB = fileSize(dbPath) / 1_048_576
-            var osmiumWalls: [Double] = []
-            var osmiumKB = 0
-            for _ in 0..<runs {
-                let run = try MapBenchChild.run(arguments: ["export", "-f", "geojsonseq", "-O", "-o", geojson, pbf],
-                                                executable: "/usr/bin/osmium")
-                guard run.status == 0 else {
-                    throw MapBenchError(description: "osmium export \(pbf) exited with status \(run.status)")
+                dbMB = fileSize(dbPath) / 1_048_576
+                try? FileManager.default.removeItem(atPath: dbPath)
+                let osmium = try MapBenchChild.run(arguments: ["export", "-f", "geojsonseq", "-O", "-o", geojson, pbf],
+                                                   executable: "/usr/bin/osmium")
+                guard osmium.status == 0 else {
+                    throw MapBenchError(description: "osmium export \(pbf) exited with status \(osmium.status)")
                 }
-                osmiumWalls.append(run.seconds)
-                osmiumKB = max(osmiumKB, run.maxRSSKilobytes)
+                osmiumWalls.append(osmium.seconds)
+                osmiumKB = max(osmiumKB, osmium.maxRSSKilobytes)
+                try? FileManager.default.removeItem(atPath: geojson)
             }
-            try? FileManager.default.removeItem(atPath: geojson)
+            func list(_ seconds: [Double]) -> String { seconds.map { String(format: "%.2f", $0) }.joined(separator: ", ") }
+            printError("bench: \(scale)× round by round: import \(list(walls)) s, osmium export \(list(osmiumWalls)) s")
             let wall = walls.min()!, osmium = osmiumWalls.min()!
             let peak = Double(peakKB) / 1024
             peakMB[scale] = peak
