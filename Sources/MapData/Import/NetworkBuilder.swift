@@ -226,9 +226,9 @@ struct TravelNetwork: @unchecked Sendable {
         try files.ways.append(Way(wayID: wayID, featureID: featureID ?? 0, start: vertexCount, count: ids.count,
                                   highway: intern(highway), name: intern(tags["name"]), level: LevelClass.classify(tags),
                                   flags: flags))
-        for id in ids { try files.nodeIDs.append(id) }
-        for v in wayLat { try files.lat.append(v) }
-        for v in wayLon { try files.lon.append(v) }
+        try files.nodeIDs.append(contentsOf: ids)
+        try files.lat.append(contentsOf: wayLat)
+        try files.lon.append(contentsOf: wayLon)
         vertexCount += ids.count
     }
 

@@ -37,6 +37,12 @@ final class RecordFile<Record: BitwiseCopyable> {
         if buffer.count >= bufferLimit { try flush() }
     }
 
+    /// Appends many records at once: a block's nodes or a way's references cost one call, not one for each.
+    func append(contentsOf records: [Record]) throws(MapImportError) {
+        buffer.append(contentsOf: records)
+        if buffer.count >= bufferLimit { try flush() }
+    }
+
     private func flush() throws(MapImportError) {
         guard !buffer.isEmpty else { return }
         let failure: Int32? = buffer.withUnsafeBytes { bytes in

@@ -16,7 +16,7 @@ struct FeatureWriter {
     /// The inserts this writer runs, each made once and kept: GRDB's `cachedStatement(sql:)` hashes the
     /// SQL text on every call, which an import's millions of rows felt (about 2 % of its CPU).
     private final class Statements {
-        enum Kind: Int, CaseIterable { case feature, features, index, legs, entrance, nodeChunk, edgeChunk, way, ways }
+        enum Kind: Int, CaseIterable { case feature, features, index, legs, manyLegs, entrance, nodeChunk, edgeChunk, way, ways }
         var made: [Statement?] = Array(repeating: nil, count: Kind.allCases.count)
     }
 
@@ -39,6 +39,9 @@ struct FeatureWriter {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """
         case .legs: sql = "INSERT INTO intersection_legs (intersection_id, legs) VALUES (?, ?)"
+        case .manyLegs:
+            sql = "INSERT INTO intersection_legs (intersection_id, legs) VALUES "
+                + Array(repeating: "(?, ?)", count: Self.rowsPerInsert).joined(separator: ", ")
         case .entrance: sql = """
             INSERT INTO entrances (list_feature_id, building_feature_id, entrance_feature_id, node_id, lat, lon, entrance)
             VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -291,6 +294,47 @@ struct FeatureWriter {
             }
         }
         return id
+    }
+
+    /// Inserts prepared intersections under the next feature ids, in order: the features and the legs
+    /// ``rowsPerInsert`` to an insert, as the import's other features are (one at a time, the intersections were
+    /// most of the writer's time at the end of a region's import).
+    mutating func insertIntersections(_ intersections: [PreparedIntersection]) throws {
+        var features: [PreparedFeature] = []
+        features.reserveCapacity(intersections.count)
+        var legs: [(id: Int64, blob: Data)] = []
+        legs.reserveCapacity(intersections.count)
+        for p in intersections {
+            var feature = p.feature
+            feature.assign(id: nextID)
+            if let blob = p.legs { legs.append((nextID, blob)) }
+            nextID += 1
+            features.append(feature)
+        }
+        try write(features)
+        var start = 0
+        if legs.count >= Self.rowsPerInsert {
+            let many = try statement(.manyLegs)
+            while start + Self.rowsPerInsert <= legs.count {
+                let first = start
+                try many.bindAndStep(in: db) { s in
+                    var code = SQLITE_OK
+                    for k in 0..<Self.rowsPerInsert where code == SQLITE_OK {
+                        let p = Int32(2 * k)
+                        code = sqlite3_bind_int64(s, p + 1, legs[first + k].id)
+                        if code == SQLITE_OK { code = Self.bind(legs[first + k].blob, to: s, at: p + 2) }
+                    }
+                    return code
+                }
+                start += Self.rowsPerInsert
+            }
+        }
+        for leg in legs[start...] {
+            try statement(.legs).bindAndStep(in: db) { s in
+                sqlite3_bind_int64(s, 1, leg.id)
+                return Self.bind(leg.blob, to: s, at: 2)
+            }
+        }
     }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
