@@ -207,6 +207,13 @@ struct StreamingImportTests {
         // The same nodes twice: the second block's first id is not above the first block's last.
         let repeated = dir.appendingPathComponent("repeated-ids.osm.pbf").path
         try Self.write(repeated, header: header, blocks: [blocks[nodeBlock], blocks[nodeBlock]])
+        // Ids that fall back inside a block (the reading thread checks a block's nodes as a whole): the
+        // hundredth node's id goes below the one before it.
+        var fallsBack = blocks[nodeBlock]
+        let denseGroup = try #require(fallsBack.primitivegroup.firstIndex { $0.hasDense && $0.dense.id.count > 100 })
+        fallsBack.primitivegroup[denseGroup].dense.id[100] = -1
+        let inBlock = dir.appendingPathComponent("falls-back.osm.pbf").path
+        try Self.write(inBlock, header: header, blocks: [fallsBack])
         // Three copies cut in the middle of a late block, after thousands of features were written.
         let tiled = dir.appendingPathComponent("tiled.osm.pbf").path
         try PBFTiler.tile(source: try TestData.helsinki(), copies: 3, output: tiled)
@@ -222,6 +229,8 @@ struct StreamingImportTests {
             (waysFirst, 3, try Self.frameOffsets(waysFirst)[2], "nodes come after",
              { if case .notSorted = $0 { return true }; return false }),
             (repeated, 3, try Self.frameOffsets(repeated)[2], "ids are out of order",
+             { if case .notSorted = $0 { return true }; return false }),
+            (inBlock, 2, try Self.frameOffsets(inBlock)[1], "ids are out of order",
              { if case .notSorted = $0 { return true }; return false }),
             (cut, cutFrame + 1, nil, "truncated blob", { if case .truncatedBlob = $0 { return true }; return false }),
             (magic, 1, 0, "bad magic", { if case .notPBF = $0 { return true }; return false }),
