@@ -19,6 +19,9 @@ struct PendingFeature: Sendable {
     var layer: Int
     var isRoundabout: Bool
     var source: Int = 0
+    /// The OSM element the key names ("n123" → node 123), when the importer made the key from it: the row's
+    /// stored key and ids then come from it, not from parsing the key back.
+    var element: OSMElementID?
 
     var isAnnounceable: Bool { name != nil || category != nil }
 }
@@ -164,7 +167,7 @@ enum FeatureRules {
     /// for an element that becomes a feature (most tagged nodes do not).
     static func makeFeature(key: @autoclosure () -> String, osmIDs: @autoclosure () -> [Int64], tags rawTags: OSMTags,
                             geometry: FeatureGeometry,
-                            forcedType: (String, String)? = nil) -> PendingFeature? {
+                            forcedType: (String, String)? = nil, element: OSMElementID? = nil) -> PendingFeature? {
         // The primary tag is found among the raw tags: its keys are all stored keys, so it is the one the
         // stored tags give, and the elements that make no feature (half of the tagged ones) cost no copy.
         let primary: (String, String)
@@ -205,7 +208,7 @@ enum FeatureRules {
             category: Categorizer.label(tags: tags), superCategory: superCategory,
             roadClass: roadClass(highway: roadHighway), level: LevelClass.classify(tags),
             layer: Int(tags["layer"]?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0,
-            isRoundabout: junction == "roundabout" || junction == "circular")
+            isRoundabout: junction == "roundabout" || junction == "circular", element: element)
     }
 
     /// Open ways that are features although they are not highways: platforms, piers, bridges.

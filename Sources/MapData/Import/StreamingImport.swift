@@ -202,7 +202,8 @@ final class StreamingImport {
     static func prepareNode(id: Int64, lat: Int32, lon: Int32, tags: OSMTags) -> NodeWork {
         let flags = NodeFlags.from(tags)
         let c = Coordinate(latitude: Double(lat) * 1e-7, longitude: Double(lon) * 1e-7)
-        let feature = FeatureRules.makeFeature(key: "n\(id)", osmIDs: [id], tags: tags, geometry: .point(c))
+        let feature = FeatureRules.makeFeature(key: "n\(id)", osmIDs: [id], tags: tags, geometry: .point(c),
+                                                element: OSMElementID(.node, id))
         return NodeWork(flags: flags, entrance: flags.contains(.entrance) ? tags["entrance"] : nil,
                         feature: feature.map { FeatureWriter.prepare($0, id: 0) })
     }
@@ -223,7 +224,7 @@ final class StreamingImport {
         if isArea && coords.first != coords.last { coords.append(coords[0]) }
         let geometry: FeatureGeometry = isArea && coords.count >= 4 ? .polygon([coords]) : .line(coords)
         if let f = FeatureRules.makeFeature(key: "w\(way.id)", osmIDs: [OSMElementID(.way, way.id).encoded],
-                                            tags: way.tags, geometry: geometry) {
+                                            tags: way.tags, geometry: geometry, element: OSMElementID(.way, way.id)) {
             work.feature = FeatureWriter.prepare(f, id: 0)
         }
         work.highway = highway
@@ -496,7 +497,8 @@ final class StreamingImport {
         let key = "r\(relation.id)"
         var featureID: Int64?
         if let f = FeatureRules.makeFeature(key: key, osmIDs: [OSMElementID(.relation, relation.id).encoded],
-                                            tags: relation.tags, geometry: geometry) {
+                                            tags: relation.tags, geometry: geometry,
+                                            element: OSMElementID(.relation, relation.id)) {
             featureID = try emit(FeatureWriter.prepare(f, id: 0))
         }
         if let b = relation.tags["building"], b != "no" {

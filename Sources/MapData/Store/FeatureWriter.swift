@@ -95,7 +95,7 @@ struct FeatureWriter {
         let tagged = f.tags[f.featureType] == f.featureValue
         let tagPairs = f.tags.pairs.compactMap { tagged && $0.key == f.featureType ? nil : ($0.key, $0.value) }
         let storedTags = tagPairs.isEmpty ? nil : JSONText.object(tagPairs)
-        let key = MapStore.storedKey(f.key)
+        let key: (osmID: Int64?, text: String?) = f.element.map { ($0.encoded, nil) } ?? MapStore.storedKey(f.key)
         let lat = FixedPoint.degrees(centroid.latitude), lon = FixedPoint.degrees(centroid.longitude)
         let names = storedNames(f)
         let geometry = f.geometry.encoded(origin: GeometryBlob.Origin(stored: lat, lon))
@@ -103,7 +103,7 @@ struct FeatureWriter {
                                 + (f.name?.utf8.count ?? 0))
         row.append(key.osmID)
         row.append(key.text)
-        row.append(storedOSMIDs(key: f.key, f.osmIDs))
+        row.append(storedOSMIDs(key: f.key, element: f.element, f.osmIDs))
         row.append(f.featureType)
         row.append(f.featureValue)
         row.append(f.name)
@@ -136,8 +136,8 @@ struct FeatureWriter {
 
     /// The `osm_ids` column: nil when the ids are just the element the key names ("w456" → [-456]),
     /// which is most features; readers get them back from the key (``MapStore/osmIDs(key:stored:)``).
-    static func storedOSMIDs(key: String, _ ids: [Int64]) -> String? {
-        if ids.count == 1, MapStore.keyElement(key)?.encoded == ids[0] { return nil }
+    static func storedOSMIDs(key: String, element: OSMElementID? = nil, _ ids: [Int64]) -> String? {
+        if ids.count == 1, (element ?? MapStore.keyElement(key))?.encoded == ids[0] { return nil }
         return JSONText.integers(ids)
     }
 
