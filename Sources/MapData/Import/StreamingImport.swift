@@ -160,13 +160,16 @@ final class StreamingImport {
         var number: Int
         var offset: Int
         var block: OSMBlock
-        /// One for each of `block.taggedNodes`, in order.
+        /// One for each of the block's tagged nodes, in order. (Their tags are dropped once these are made:
+        /// freed on the decoding thread that made them, not on the reading thread.)
         var nodes: [NodeWork]
         /// One for each of `block.ways`; nil when the node file was not yet complete as the block was decoded.
         var ways: [WayWork]?
     }
 
     struct NodeWork: Sendable {
+        /// The node's index in the block's `nodeIDs`.
+        var index: Int = 0
         var flags: NodeFlags
         var entrance: String?
         var feature: FeatureWriter.PreparedFeature?
@@ -185,12 +188,15 @@ final class StreamingImport {
     }
 
     static func decodeAndPrepare(_ frame: PBFFrame, path: String, nodes: SealedNodes?) throws(MapImportError) -> DecodedBlock {
-        let block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path, keepKey: FeatureRules.isReadKey,
+        var block = try PBFDecoder.decodeData(try frame.unpacked(path: path), path: path, keepKey: FeatureRules.isReadKey,
                                               keepMembers: isArea)
         let nodeWork = block.taggedNodes.map { tagged in
-            prepareNode(id: block.nodeIDs[tagged.index], lat: block.nodeLat[tagged.index], lon: block.nodeLon[tagged.index],
-                        tags: tagged.tags)
+            var work = prepareNode(id: block.nodeIDs[tagged.index], lat: block.nodeLat[tagged.index],
+                                   lon: block.nodeLon[tagged.index], tags: tagged.tags)
+            work.index = tagged.index
+            return work
         }
+        block.taggedNodes = []
         var wayWork: [WayWork]?
         if let nodes, !block.ways.isEmpty {
             var hint = 0
@@ -311,8 +317,8 @@ final class StreamingImport {
         bbox = box
         try nodeFile.append(contentsOf: records)
         summary.nodes += ids.count
-        for (k, tagged) in block.taggedNodes.enumerated() {
-            try node(id: ids[tagged.index], decoded.nodes[k])
+        for work in decoded.nodes {
+            try node(id: ids[work.index], work)
         }
     }
 

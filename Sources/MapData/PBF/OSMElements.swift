@@ -143,6 +143,13 @@ enum PBFDecoder {
         return info
     }
 
+    /// The number of key/value pairs of a dense node's tags that start at `start` (up to the 0 that ends them).
+    private static func pairCount(_ kv: [Int32], from start: Int) -> Int {
+        var end = start
+        while end < kv.count, kv[end] != 0 { end += 2 }
+        return (end - start) / 2
+    }
+
     /// Decodes a data block. With `keepKey`, tags whose key it refuses are left out (and an element left with
     /// none is untagged); it is asked once for each key string of the block's table. With `keepMembers`, a
     /// relation whose (kept) tags it refuses is decoded without its members.
@@ -222,10 +229,15 @@ enum PBFDecoder {
                     lon &+= dense.lon[i]
                     if !kv.isEmpty {
                         var pairs: [OSMTag] = []
+                        let first = kvIndex
                         while kvIndex < kv.count, kv[kvIndex] != 0 {
                             guard kvIndex + 1 < kv.count else { throw fail("dense nodes: key without a value") }
                             let key = try string(Int(kv[kvIndex])), value = try string(Int(kv[kvIndex + 1]))
-                            if keeps(Int(kv[kvIndex])) { pairs.append(OSMTag(key: key, value: value)) }
+                            if keeps(Int(kv[kvIndex])) {
+                                // Sized once for the node's pairs, not grown one by one.
+                                if pairs.isEmpty { pairs.reserveCapacity(Self.pairCount(kv, from: first)) }
+                                pairs.append(OSMTag(key: key, value: value))
+                            }
                             kvIndex += 2
                         }
                         kvIndex += 1 // the 0 separator
