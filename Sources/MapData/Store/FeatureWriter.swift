@@ -312,29 +312,33 @@ struct FeatureWriter {
             features.append(feature)
         }
         try write(features)
+        try insertGrouped(legs, perInsert: Self.rowsPerInsert, columns: 2, many: .manyLegs, one: .legs) { s, first, leg in
+            let code = sqlite3_bind_int64(s, first, leg.id)
+            return code == SQLITE_OK ? Self.bind(leg.blob, to: s, at: first + 1) : code
+        }
+    }
+
+    /// Inserts `rows` with the statement `many` (`perInsert` rows of `columns` parameters each) while there are that
+    /// many left, and the rest one at a time with `one`. `bind` binds a row from its first parameter on and returns the
+    /// first result code that is not `SQLITE_OK`, or the last one.
+    private func insertGrouped<Row>(_ rows: [Row], perInsert: Int, columns: Int, many: Statements.Kind, one: Statements.Kind,
+                                    bind: (OpaquePointer, Int32, Row) -> Int32) throws {
         var start = 0
-        if legs.count >= Self.rowsPerInsert {
-            let many = try statement(.manyLegs)
-            while start + Self.rowsPerInsert <= legs.count {
+        if rows.count >= perInsert {
+            let statement = try statement(many)
+            while start + perInsert <= rows.count {
                 let first = start
-                try many.bindAndStep(in: db) { s in
+                try statement.bindAndStep(in: db) { s in
                     var code = SQLITE_OK
-                    for k in 0..<Self.rowsPerInsert where code == SQLITE_OK {
-                        let p = Int32(2 * k)
-                        code = sqlite3_bind_int64(s, p + 1, legs[first + k].id)
-                        if code == SQLITE_OK { code = Self.bind(legs[first + k].blob, to: s, at: p + 2) }
-                    }
+                    for k in 0..<perInsert where code == SQLITE_OK { code = bind(s, Int32(k * columns + 1), rows[first + k]) }
                     return code
                 }
-                start += Self.rowsPerInsert
+                start += perInsert
             }
         }
-        for leg in legs[start...] {
-            try statement(.legs).bindAndStep(in: db) { s in
-                sqlite3_bind_int64(s, 1, leg.id)
-                return Self.bind(leg.blob, to: s, at: 2)
-            }
-        }
+        guard start < rows.count else { return }
+        let single = try statement(one)
+        for row in rows[start...] { try single.bindAndStep(in: db) { s in bind(s, 1, row) } }
     }
 
     private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
@@ -400,27 +404,13 @@ struct FeatureWriter {
 
     /// Writes ways as ``insertWay(id:name:highway:)`` does, ``waysPerInsert`` to an insert while there are that many.
     func insertWays(_ ways: [(id: Int64, name: String?, highway: String)]) throws {
-        var start = 0
-        if ways.count >= Self.waysPerInsert {
-            let many = try statement(.ways)
-            while start + Self.waysPerInsert <= ways.count {
-                let first = start
-                try many.bindAndStep(in: db) { s in
-                    var code = SQLITE_OK
-                    for k in 0..<Self.waysPerInsert where code == SQLITE_OK {
-                        let way = ways[first + k], p = Int32(k * 3)
-                        code = sqlite3_bind_int64(s, p + 1, way.id)
-                        if code == SQLITE_OK {
-                            code = way.name.map { sqlite3_bind_text(s, p + 2, $0, -1, Self.transient) } ?? sqlite3_bind_null(s, p + 2)
-                        }
-                        if code == SQLITE_OK { code = sqlite3_bind_text(s, p + 3, way.highway, -1, Self.transient) }
-                    }
-                    return code
-                }
-                start += Self.waysPerInsert
+        try insertGrouped(ways, perInsert: Self.waysPerInsert, columns: 3, many: .ways, one: .way) { s, first, way in
+            var code = sqlite3_bind_int64(s, first, way.id)
+            if code == SQLITE_OK {
+                code = way.name.map { sqlite3_bind_text(s, first + 1, $0, -1, Self.transient) } ?? sqlite3_bind_null(s, first + 1)
             }
+            return code == SQLITE_OK ? sqlite3_bind_text(s, first + 2, way.highway, -1, Self.transient) : code
         }
-        for way in ways[start...] { try insertWay(id: way.id, name: way.name, highway: way.highway) }
     }
 
     func setMetadata(_ values: [String: String]) throws {
