@@ -282,18 +282,8 @@ struct FeatureWriter {
     /// Inserts a prepared intersection under the next feature id and returns that id.
     @discardableResult
     mutating func insertIntersection(_ p: PreparedIntersection) throws -> Int64 {
-        let id = nextID
-        nextID += 1
-        var feature = p.feature
-        feature.assign(id: id)
-        try write(feature)
-        if let legs = p.legs {
-            try statement(.legs).bindAndStep(in: db) { s in
-                sqlite3_bind_int64(s, 1, id)
-                return Self.bind(legs, to: s, at: 2)
-            }
-        }
-        return id
+        try insertIntersections([p])
+        return nextID - 1
     }
 
     /// Inserts prepared intersections under the next feature ids, in order: the features and the legs
