@@ -106,9 +106,9 @@ struct WalkingGraphTests {
             let writer = try FeatureWriter(db: db)
             while try workers.intersections.take() != nil {}
             let legWays = workers.intersectionWays()
-            for way in network.ways where legWays.contains(way.wayID) || NetworkBuilder.isWalkable(way) {
-                try writer.insertWay(id: way.wayID, name: network.string(way.name), highway: network.string(way.highway) ?? "")
-            }
+            try writer.insertWays(network.ways.filter { legWays.contains($0.wayID) || NetworkBuilder.isWalkable($0) }.map {
+                ($0.wayID, network.string($0.name), network.string($0.highway) ?? "")
+            })
             while let batch = try workers.graph.take() {
                 for chunk in batch {
                     try writer.insertWalkChunk(chunk)

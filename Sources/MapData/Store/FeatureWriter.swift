@@ -383,16 +383,10 @@ struct FeatureWriter {
         }
     }
 
-    /// Writes a road's or path's name and highway once (`ways`), for its intersection legs and
-    /// walking-graph edges, which only keep its id.
-    func insertWay(id: Int64, name: String?, highway: String) throws {
-        try run(statement(.way),
-                [id.databaseValue, name.databaseValue, highway.databaseValue])
-    }
-
     static let waysPerInsert = 100
 
-    /// Writes ways as ``insertWay(id:name:highway:)`` does, ``waysPerInsert`` to an insert while there are that many.
+    /// Writes each road's or path's name and highway once (`ways`), for its intersection legs and walking-graph edges,
+    /// which only keep its id: ``waysPerInsert`` to an insert while there are that many.
     func insertWays(_ ways: [(id: Int64, name: String?, highway: String)]) throws {
         try insertGrouped(ways, perInsert: Self.waysPerInsert, columns: 3, many: .ways, one: .way) { s, first, way in
             var code = sqlite3_bind_int64(s, first, way.id)
