@@ -35,6 +35,27 @@ import Testing
         #expect(f.admit(fix(here, 2)) == .success(fix(here, 2)))
     }
 
+    @Test func aClockThatWentBackIsFollowedAfterThreeFixesButARepeatNeverGetsIn() {
+        var f = FixFilter()
+        // One fix stamped six days ahead (our clock, before the receiver gave a date); then the receiver's times.
+        _ = f.admit(fix(here, 6 * 86_400), motion: .walking)
+        func step(_ s: Double) -> LocationFix { fix(here.destination(bearing: 90, distance: 1.4 * s), s) }
+        #expect(f.admit(step(1), motion: .walking) == .failure(.outOfOrder))
+        #expect(f.admit(step(2), motion: .walking) == .failure(.outOfOrder))
+        #expect(f.admit(step(3), motion: .walking) == .success(step(3)))
+        #expect(f.admit(step(4), motion: .walking) == .success(step(4)))
+        // A fix repeated any number of times, or reordered fixes among in-order ones, never start a new order.
+        for _ in 0..<5 { #expect(f.admit(step(4), motion: .walking) == .failure(.outOfOrder)) }
+        for s in 5..<10 {
+            #expect(f.admit(step(Double(s) - 1.5), motion: .walking) == .failure(.outOfOrder))
+            #expect(f.admit(step(Double(s)), motion: .walking) == .success(step(Double(s))))
+        }
+        // Earlier fixes that are far apart do not agree with one another: no new order from them either.
+        for s in 1...4 {
+            #expect(f.admit(fix(here.destination(bearing: 90 * Double(s), distance: 5_000), Double(s)), motion: .walking) == .failure(.outOfOrder))
+        }
+    }
+
     @Test func theJumpFilterKeepsEveryRealWalkingFix() throws {
         // Every walk of the tracklib multi-receiver set (Polar, Garmin, Keymaze, phone), 1 Hz, 35,000+ fixes.
         for name in ["MC_polar", "MC_garmin", "MC_telephone", "DC_polar", "DC_garmin", "FC_garmin", "FC_keymaze", "FC_telephone"] {

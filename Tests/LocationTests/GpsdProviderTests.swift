@@ -65,12 +65,13 @@ import Glibc
         #expect(u.lastFixTime == arrival.addingTimeInterval(3))
     }
 
-    @Test func repeatedAndReorderedFixesAreDropped() {
+    @Test func aRepeatIsDroppedAndAnEarlierFixIsPassedOnForTheFilter() {
         var t = GpsdSignalTracker()
         var repeated = false
         #expect(t.handle(fix(5), repeated: &repeated).count == 1 && !repeated)
         #expect(t.handle(fix(5), repeated: &repeated).isEmpty && repeated)
-        #expect(t.handle(fix(4), repeated: &repeated).isEmpty && repeated)
+        // gpsd does not reorder: an earlier time means the receiver's clock went back, which FixFilter judges.
+        #expect(t.handle(fix(4), repeated: &repeated).count == 1 && !repeated)
         #expect(t.handle(fix(6), repeated: &repeated).count == 1 && !repeated)
     }
 }
@@ -162,6 +163,41 @@ final class FakeGpsdServer: @unchecked Sendable {
         #expect(await events.next()?.fixSecond == 2)
         #expect(provider.counters.droppedRepeats == 1)
         #expect(provider.counters.connections == 2)
+    }
+
+    /// A TPV without a time (gpsd's report before the receiver has given a date).
+    static let untimedTPV = #"{"class":"TPV","device":"/dev/fake","mode":3,"lat":60.171,"lon":24.942,"speed":1.4,"track":90.0,"eph":4.0}"#
+
+    /// Undated fixes at the start are stamped with our clock, days after the receiver's own times (a replayed log);
+    /// then gpsd restarts and the log starts again. Both times the clock goes back, and both times the position
+    /// must come back within three fixes, not stay "out of order" until the receiver's time passes ours.
+    @Test(.timeLimit(.minutes(1)))
+    func fixesFromBeforeAnEarlierStampAreFollowedAfterThree() async throws {
+        let server = try FakeGpsdServer()
+        let provider = GpsdLocationProvider(endpoint: GpsdEndpoint(host: "127.0.0.1", port: server.port))
+        let manager = GeolocationManager(locationProviders: [provider])
+        var updates = await manager.updates().makeAsyncIterator()
+        let run = Task { try await manager.run() }
+        defer { run.cancel() }
+
+        try await server.acceptClient()
+        server.send(Array(repeating: Self.untimedTPV, count: 3))
+        guard case .fix(let stamped) = await updates.next() else { Issue.record("expected the undated fix"); return }
+        #expect(abs(stamped.timestamp.timeIntervalSinceNow) < 60)
+        server.send((1...4).map { Self.tpv($0) })
+        #expect(await updates.next()?.fixSecond == 3)
+        #expect(await updates.next()?.fixSecond == 4)
+
+        server.dropClients()
+        guard case .signalLost = await updates.next() else { Issue.record("expected the loss"); return }
+        try await server.acceptClient()
+        server.send((0...5).map { Self.tpv($0) })
+        #expect(await updates.next() == .signalRestored)
+        #expect(await updates.next()?.fixSecond == 2)
+        #expect(await updates.next()?.fixSecond == 3)
+        #expect(await updates.next()?.fixSecond == 4)
+        #expect(await updates.next()?.fixSecond == 5)
+        #expect(await manager.statistics.rejected == [.outOfOrder: 4])
     }
 
     @Test(.timeLimit(.minutes(1)))

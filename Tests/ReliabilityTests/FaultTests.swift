@@ -20,7 +20,8 @@ struct FaultTests {
         try await gpsd.start()
         defer { gpsd.kill9() }
 
-        let run = try SoundscapeRun.start(["--db", db, "--gpsd", gpsd.address, "--quiet", "--no-voice"], in: dir)
+        // --verbose: the fixes dropped and the reconnection attempts go to stderr, which a failure prints.
+        let run = try SoundscapeRun.start(["--db", db, "--gpsd", gpsd.address, "--quiet", "--no-voice", "--verbose"], in: dir)
         #expect(await run.child.waitFor("GPS ready", timeout: 30), "\(run.child.stdout)\(run.child.stderr)")
         // Fixes arrive: "where am i" answers with a place, not with "location unknown".
         try await Task.sleep(for: .seconds(2))
@@ -32,7 +33,7 @@ struct FaultTests {
         #expect(await run.ask("help"))
         try await Task.sleep(for: .seconds(3))
         try await gpsd.start()
-        #expect(await run.child.waitFor("GPS signal restored", timeout: 20), "no recovery reported: \(run.child.stdout)")
+        #expect(await run.child.waitFor("GPS signal restored", timeout: 20), "no recovery reported: \(run.child.stdout)\(run.child.stderr)")
         // Said once each, not once per reconnection attempt.
         #expect(run.child.stdout.occurrences(of: "GPS signal lost") == 1, "\(run.child.stdout)")
         #expect(run.child.stdout.occurrences(of: "GPS signal restored") == 1, "\(run.child.stdout)")

@@ -21,6 +21,12 @@ public enum FixRejection: String, Error, Sendable, CaseIterable, CustomStringCon
 /// train) — or `maximumPedestrianSpeed` (30 m/s) while the user is known to be on foot or standing. If the receiver
 /// really did move (a cold start's first fixes were wrong), the new place keeps being reported: after
 /// `reanchorAfter` rejected fixes that agree with one another, the filter accepts the new place.
+///
+/// Time is treated the same way. A fix not later than the last one is a repeat or a reordering and is dropped; but
+/// when fixes keep coming from before the last one, in order among themselves, the source's clock has changed (a
+/// receiver swapped or restarted, a recorded walk replayed from its start, the first dated fixes after undated ones
+/// that had to be stamped with our clock), and after `reanchorAfter` of them the filter goes on from the newest.
+/// Without that, one fix stamped days ahead would make every later fix "out of order" for good.
 public struct FixFilter: Sendable {
     public struct Configuration: Sendable {
         public var maximumSpeed = 90.0
@@ -46,18 +52,25 @@ public struct FixFilter: Sendable {
         if let h = clean.altitude, !h.isFinite { clean.altitude = nil }
 
         guard let last else { return accept(clean) }
-        guard clean.timestamp > last.timestamp else { return .failure(.outOfOrder) }
         let limit = motion == .walking || motion == .stationary ? configuration.maximumPedestrianSpeed : configuration.maximumSpeed
-        if Self.impliedSpeed(from: last, to: clean) <= limit { return accept(clean) }
+        let why: FixRejection
+        if clean.timestamp <= last.timestamp {
+            why = .outOfOrder
+        } else if Self.impliedSpeed(from: last, to: clean) <= limit {
+            return accept(clean)
+        } else {
+            why = .impossibleJump
+        }
 
-        // Rejected; but if the rejected fixes agree with one another, the receiver has really moved.
+        // Rejected; but if the rejected fixes agree with one another (in time order, at a possible speed), the
+        // receiver has really moved, or its clock has really changed.
         if let previous = candidates.last, clean.timestamp > previous.timestamp, Self.impliedSpeed(from: previous, to: clean) <= limit {
             candidates.append(clean)
         } else {
             candidates = [clean]
         }
         if candidates.count >= configuration.reanchorAfter { return accept(clean) }
-        return .failure(.impossibleJump)
+        return .failure(why)
     }
 
     /// Forgets the last fix (for example when the source changes).

@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Turns gpsd reports and connection failures into ``LocationEvent``s: each state change once, fixes strictly in
-/// time order. Pure (no I/O), so the rules can be tested without a daemon.
+/// Turns gpsd reports and connection failures into ``LocationEvent``s: each state change once, and each fix once
+/// (gpsd sends its latest fix again to a new connection; that repeat is dropped). Fixes from before the last one
+/// are passed on: gpsd never reorders, so they mean the receiver's clock has changed, which ``FixFilter`` judges.
+/// Pure (no I/O), so the rules can be tested without a daemon.
 public struct GpsdSignalTracker: Sendable {
     /// The loss reported and not yet followed by a fix.
     public private(set) var lost = false
@@ -17,7 +19,7 @@ public struct GpsdSignalTracker: Sendable {
 
     public init(untimedBeforeUse: Int = 3) { self.untimedBeforeUse = untimedBeforeUse }
 
-    /// The events one report gives. `repeated` is set when a fix was dropped for not being newer than the last.
+    /// The events one report gives. `repeated` is set when a fix was dropped for repeating the last one's time.
     public mutating func handle(_ report: GpsdReport, repeated: inout Bool) -> [LocationEvent] {
         repeated = false
         switch report {
@@ -31,7 +33,7 @@ public struct GpsdSignalTracker: Sendable {
             return deliver(fix)
         case .fix(let fix):
             untimedInARow = 0
-            if let last = lastFixTime, fix.timestamp <= last {
+            if fix.timestamp == lastFixTime {
                 repeated = true
                 return []
             }
@@ -74,8 +76,8 @@ public struct GpsdSignalTracker: Sendable {
 
 /// Positions from a gpsd daemon over its JSON protocol, reconnecting with backoff whenever gpsd goes away.
 ///
-/// Run it as a `Service` (or call `run()` in a task). Events come out of ``events``: fixes in strictly increasing
-/// time order (a fix gpsd repeats after a reconnection is dropped and counted), `noFix` when the receiver loses
+/// Run it as a `Service` (or call `run()` in a task). Events come out of ``events``: fixes as the receiver gives
+/// them (a fix gpsd repeats after a reconnection is dropped and counted), `noFix` when the receiver loses
 /// the sky or gpsd has no receiver, `signalLost` once when the daemon cannot be reached, and `signalRestored`
 /// before the first fix after either. Garbage lines are skipped and counted in ``counters``.
 public final class GpsdLocationProvider: LocationProvider {
@@ -124,7 +126,10 @@ public final class GpsdLocationProvider: LocationProvider {
                     backoff = initialBackoff
                     var repeated = false
                     for event in tracker.handle(report, repeated: &repeated) { continuation.yield(event) }
-                    if repeated { counters.countRepeat() }
+                    if repeated {
+                        counters.countRepeat()
+                        logger.debug("fix dropped: gpsd repeated the last one", metadata: ["time": "\(tracker.lastFixTime.map { "\($0)" } ?? "-")"])
+                    }
                 }
                 if Task.isCancelled { return }
                 // The stream only ends without an error when it was cancelled; treat anything else as a loss.
