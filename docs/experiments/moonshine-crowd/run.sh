@@ -15,3 +15,4 @@ bash "$here/listen.sh"                     # soundscape listen --json on each fi
 /tmp/mvenv/bin/python "$here/cut.py"       # the segments Moonshine's voice-activity detection found
 bash "$here/listenseg.sh"                  # soundscape listen --json on each segment
 /tmp/mvenv/bin/python "$here/score.py"     # the tables
+/tmp/mvenv/bin/python "$here/reject.py"    # ordinary speech and near misses: the sweep of the nearest line's distance
