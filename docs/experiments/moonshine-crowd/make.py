@@ -21,7 +21,7 @@ def festival(text, voice, out):
     return read(out)
 def espeak(text, voice, out):
     subprocess.run(["espeak-ng", "-v", voice, "-w", out + ".raw.wav", text], check=True)
-    subprocess.run(["sox", out + ".raw.wav", "-r", "16000", "-c", "1", "-b", "16", out], check=True)
+    subprocess.run(["sox", "-D", out + ".raw.wav", "-r", "16000", "-c", "1", "-b", "16", out], check=True)
     os.remove(out + ".raw.wav")
     return read(out)
 def write(path, a):
@@ -29,6 +29,22 @@ def write(path, a):
     with wave.open(path, "wb") as w:
         w.setnchannels(1); w.setsampwidth(2); w.setframerate(16000)
         w.writeframes((a * 32767).astype(np.int16).tobytes())
+def mix(speech, talk, voice, snr, rng):
+    """The command (with 0.3 s of silence either side) and 2-4 sentences of other voices looped beneath at `snr` dB."""
+    out = speech.copy()
+    if snr is None: return out
+    others = [a for (who, a) in talk if who != voice]
+    crowd = np.zeros_like(out)
+    for _ in range(2 + rng.randrange(3)):
+        t = others[rng.randrange(len(others))]
+        gap = 3200; L = len(t) + gap; start = rng.randrange(L)
+        for i in range(len(out)):
+            j = (start + i) % L
+            if j < len(t): crowd[i] += t[j]
+    rs = np.sqrt(np.mean(speech[4800:-4800] ** 2)); rn = np.sqrt(np.mean(crowd ** 2))
+    out = speech + crowd * (rs / rn) / (10 ** (snr / 20))
+    peak = np.max(np.abs(out))
+    return out * 0.99 / peak if peak > 0.99 else out
 os.makedirs(f"{D}/src", exist_ok=True); os.makedirs(f"{D}/wav", exist_ok=True)
 voices = {"ked": "voice_ked_diphone", "slt": "voice_cmu_us_slt_arctic_hts"}
 talk = []
@@ -45,20 +61,7 @@ for name, fv in voices.items():
         pad = np.zeros(4800, dtype=np.float32)
         speech = np.concatenate([pad, speech, pad])
         for snr in [None, 10, 5]:
-            out = speech.copy()
-            if snr is not None:
-                others = [a for (who, a) in talk if who != f"festival-{name}"]
-                crowd = np.zeros_like(out)
-                for _ in range(2 + rng.randrange(3)):
-                    t = others[rng.randrange(len(others))]
-                    gap = 3200; L = len(t) + gap; start = rng.randrange(L)
-                    for i in range(len(out)):
-                        j = (start + i) % L
-                        if j < len(t): crowd[i] += t[j]
-                rs = np.sqrt(np.mean(speech[4800:-4800] ** 2)); rn = np.sqrt(np.mean(crowd ** 2))
-                out = speech + crowd * (rs / rn) / (10 ** (snr / 20))
-                peak = np.max(np.abs(out))
-                if peak > 0.99: out = out * 0.99 / peak
+            out = mix(speech, talk, f"festival-{name}", snr, rng)
             label = "clean" if snr is None else f"{snr}dB"
             path = f"{D}/wav/{name}-{k:02d}-{label}.wav"
             write(path, out)

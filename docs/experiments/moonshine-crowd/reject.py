@@ -28,18 +28,7 @@ for name, fv in voices.items():
         speech = festival(c, fv, f"{D}/src/o{k}-{name}.wav")
         pad = np.zeros(4800, dtype=np.float32); speech = np.concatenate([pad, speech, pad])
         for snr in [None, 10]:
-            out = speech.copy()
-            if snr is not None:
-                others = [a for (who, a) in talk if who != f"festival-{name}"]
-                crowd = np.zeros_like(out)
-                for _ in range(2 + rng.randrange(3)):
-                    tk = others[rng.randrange(len(others))]; L = len(tk) + 3200; st = rng.randrange(L)
-                    for i in range(len(out)):
-                        j = (st + i) % L
-                        if j < len(tk): crowd[i] += tk[j]
-                rs = np.sqrt(np.mean(speech[4800:-4800] ** 2)); rn = np.sqrt(np.mean(crowd ** 2))
-                out = speech + crowd * (rs / rn) / (10 ** (snr / 20))
-                pk = np.max(np.abs(out)); out = out * 0.99 / pk if pk > 0.99 else out
+            out = mix(speech, talk, f"festival-{name}", snr, rng)
             try:
                 lines = [l.text for l in t.transcribe_without_streaming(out.tolist(), 16000).lines]
             except Exception as error:

@@ -11,8 +11,8 @@ python3 -m venv /tmp/mvenv
 mkdir -p /tmp/msexp && cd /tmp/msexp
 /tmp/mvenv/bin/python "$here/make.py"      # 204 files: 34 commands x 2 festival voices x clean, 10 dB, 5 dB crowd
 /tmp/mvenv/bin/python "$here/moon.py"      # Moonshine tiny-en on each file; prints its p50 and p95 in ms
-bash "$here/listen.sh"                     # soundscape listen --json on each file (PocketSphinx, Whisper, decision)
+bash "$here/listen.sh" /tmp/msexp/index.json /tmp/msexp/listen.tsv    # soundscape listen --json on each file
 /tmp/mvenv/bin/python "$here/cut.py"       # the segments Moonshine's voice-activity detection found
-bash "$here/listenseg.sh"                  # soundscape listen --json on each segment
+bash "$here/listen.sh" /tmp/msexp/segs.json /tmp/msexp/listenseg.tsv    # the same on each segment
 /tmp/mvenv/bin/python "$here/score.py"     # the tables
 /tmp/mvenv/bin/python "$here/reject.py"    # ordinary speech and near misses: the sweep of the nearest line's distance

@@ -2,11 +2,15 @@
 # 34 commands said (character edit distance over the length of the command), whole and line by line.
 import json, re, sys, collections
 moon = json.load(open("/tmp/msexp/moon.json"))
-listen = {}
-for line in open("/tmp/msexp/listen.tsv"):
-    p, j = line.rstrip("\n").split("\t", 1)
-    try: listen[p] = json.loads(j)
-    except Exception: listen[p] = {}
+def read_listen(path):
+    """`soundscape listen --json` for each file: path → its JSON ({} when it printed none)."""
+    out = {}
+    for line in open(path):
+        p, j = line.rstrip("\n").split("\t", 1)
+        try: out[p] = json.loads(j)
+        except Exception: out[p] = {}
+    return out
+listen = read_listen("/tmp/msexp/listen.tsv")
 commands = sorted({e["text"] for e in moon})
 def norm(s):
     s = s.lower().replace("gps", "g p s").replace("-", " ")
@@ -56,11 +60,7 @@ for key in sorted(rows):
 import os
 if os.path.exists("/tmp/msexp/listenseg.tsv"):
     segs = json.load(open("/tmp/msexp/segs.json"))
-    seglisten = {}
-    for line in open("/tmp/msexp/listenseg.tsv"):
-        p, j = line.rstrip("\n").split("\t", 1)
-        try: seglisten[p] = json.loads(j)
-        except Exception: seglisten[p] = {}
+    seglisten = read_listen("/tmp/msexp/listenseg.tsv")
     by_file = collections.defaultdict(list)
     for s in segs:
         if s["path"] in seglisten: by_file[s["file"]].append(seglisten[s["path"]])
