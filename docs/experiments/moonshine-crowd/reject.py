@@ -6,8 +6,8 @@ sys.argv = ["x"]
 src = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "make.py")).read().split("os.makedirs(f\"{D}/src\"")[0]
 exec(src)
 exec(open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "score.py")).read().split("rows = collections")[0])
-from moonshine_voice import Transcriber, ModelArch, get_assets_path
-t = Transcriber(os.path.join(get_assets_path(), "tiny-en"), ModelArch.TINY)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fresh import lines as fresh_lines
 ordinary = ["I would like a cup of tea please", "The train to Espoo leaves in ten minutes", "Have you seen my keys anywhere",
   "It is colder than I expected", "We could walk along the shore instead", "Please call me when you get home",
   "The museum opens at ten tomorrow", "I need to buy some milk and eggs", "Turn left after the bakery",
@@ -30,7 +30,7 @@ for name, fv in voices.items():
         for snr in [None, 10]:
             out = mix(speech, talk, f"festival-{name}", snr, rng)
             try:
-                lines = [l.text for l in t.transcribe_without_streaming(out.tolist(), 16000).lines]
+                lines = [l[0] for l in fresh_lines(out.tolist())]
             except Exception as error:
                 print("moonshine failed:", name, snr, c, error); lines = []
             best = min((snap(x) for x in lines or [""]), key=lambda s: s[1])
