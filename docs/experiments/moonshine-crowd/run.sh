@@ -1,6 +1,7 @@
 # Moonshine tiny against the program's recognizers in a crowd of voices (docs/measurements.md, "Moonshine tiny in
-# a crowd", stop 45, corrected in stop 46: each file is transcribed in a stream of its own, fresh.py). Needs `make release` (for `soundscape listen`), festival with festvox-kdlpc16k and
-# festvox-us-slt-hts, espeak-ng and sox (all installed by scripts/setup), and network access to PyPI.
+# a crowd", stop 45, corrected in stop 46: each file is now transcribed in a stream of its own, fresh.py). Needs
+# `make release` (for `soundscape listen`), festival with festvox-kdlpc16k and festvox-us-slt-hts, espeak-ng and sox
+# (all installed by scripts/setup), and network access to PyPI.
 # Everything it makes goes to /tmp/msexp; nothing here is part of the build or the tests.
 set -e
 here=$(cd "$(dirname "$0")" && pwd)
