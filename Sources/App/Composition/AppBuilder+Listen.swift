@@ -56,6 +56,7 @@ extension AppBuilder {
         var report: TwoRecognizerReport?
         if let opinion = second.secondOpinion {
             opinion.prepare(from: recognizer.recognizer)
+            if options.verbose { FileHandle.standardError.write(Data("Whisper's prompt: \(opinion.prompt)\n".utf8)) }
             let decided = opinion.decide(samples: samples, first: result, state: options.asleep ? .asleep : .awake)
             report = decided
             if let problem = decided.problem { printError("Problem: \(problem)") }
